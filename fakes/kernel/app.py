@@ -1,0 +1,190 @@
+"""The fake's ASGI entry: prefix -> control plane or faults -> service router -> journal.
+
+One small pure-ASGI callable instead of a stack of middleware classes: every request of every
+test passes here, so the common case (no faults registered, no prefix) does as little as possible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from starlette.exceptions import HTTPException
+from starlette.routing import Router
+from starlette.types import Message, Receive, Scope, Send
+
+from .clock import iso_ms
+from .errors import ControlError, ServiceError, control_error_body
+from .gateway import HOST_ROUTED
+from .faults import DroppedConnection, FaultRule
+from .http import WARNINGS_KEY, json_response
+
+if TYPE_CHECKING:
+    from .fake import Fake
+
+log = logging.getLogger("fakes")
+
+CONTROL_PREFIX = "/_fake"
+UNJOURNALED = ("/openapi.json",)
+
+
+class FakeApp:
+    """ASGI app of one fake; built once per fake, reads the fake's current state per request."""
+
+    def __init__(self, fake: Fake, service_router: Router, control_router: Router) -> None:
+        self.fake = fake
+        self.service_router = service_router
+        self.control_router = control_router
+        self.prefix = fake.prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        path: str = scope["path"]
+        scope["app"] = self.fake  # makes Starlette raise HTTPException for 404/405 (we shape them)
+        if self.prefix and not scope.get(HOST_ROUTED):
+            if path == self.prefix or path.startswith(self.prefix + "/"):
+                scope["root_path"] = scope.get("root_path", "") + self.prefix
+                path = path[len(self.prefix):] or "/"
+            elif not path.startswith(CONTROL_PREFIX):
+                await self._render_service_error(
+                    scope, receive, send,
+                    ServiceError(404, f"no such resource: {path} (this fake is mounted at {self.prefix})",
+                                 code="not_found"))
+                return
+        if path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/"):
+            await self._control(scope, receive, send, path)
+            return
+        await self._service(scope, receive, send, path)
+
+    # -- the control plane -------------------------------------------------------------------
+    async def _control(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        token = self.fake.control_token
+        if token is not None and _bearer(scope) != token:
+            await json_response(
+                {"error": "unauthorized", "message": "the control plane needs Authorization: Bearer <control token>"},
+                401, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            return
+        try:
+            await self.control_router(_with_route_path(scope, path), receive, send)
+        except ServiceError as err:
+            await json_response(control_error_body(err), err.status, err.headers)(scope, receive, send)
+        except HTTPException as exc:
+            err = ControlError(exc.status_code, f"no control operation {scope['method']} {path}",
+                               code="not_found" if exc.status_code == 404 else "method_not_allowed")
+            await json_response(control_error_body(err), err.status, dict(exc.headers or {}))(scope, receive, send)
+
+    # -- the service -------------------------------------------------------------------------
+    async def _service(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        fake = self.fake
+        method = scope["method"]
+        if path in UNJOURNALED:
+            await self._route(scope, receive, send)
+            return
+        warnings: list[str] = []
+        scope[WARNINGS_KEY] = warnings
+        status_box = [0]
+
+        async def send_recording(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_box[0] = message["status"]
+            await send(message)
+
+        at_ms = fake.clock.now_ms()
+        try:
+            fault = fake.faults.pick(method, path) if fake.faults.rules else None
+            if fault is not None:
+                await self._apply_fault(fault, scope, receive, send_recording)
+            else:
+                await self._route(scope, receive, send_recording)
+        finally:
+            fake.journal.record({
+                "method": method,
+                "path": path,
+                "query": scope.get("query_string", b"").decode("latin-1"),
+                "status": status_box[0],
+                "time": iso_ms(at_ms),
+                "epoch_ms": at_ms,
+                "warnings": warnings,
+            })
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.service_router(scope, receive, send)
+        except ServiceError as err:
+            await self._render_service_error(scope, receive, send, err)
+        except HTTPException as exc:
+            err = (ServiceError(405, f"method {scope['method']} is not allowed here", code="method_not_allowed",
+                                headers=dict(exc.headers or {}))
+                   if exc.status_code == 405 else
+                   ServiceError(exc.status_code, f"no such resource: {scope['path']}", code="not_found"))
+            await self._render_service_error(scope, receive, send, err)
+        except DroppedConnection:
+            raise
+        except Exception as exc:  # the safety net: a fake must never answer with a traceback
+            log.exception("unexpected error in fake %s", self.fake.name)
+            await self._render_service_error(
+                scope, receive, send, ServiceError(500, f"internal error in the fake: {exc!r}", code="internal"))
+
+    async def _render_service_error(self, scope: Scope, receive: Receive, send: Send, err: ServiceError) -> None:
+        await json_response(self.fake.error_body(err), err.status, err.headers)(scope, receive, send)
+
+    async def _apply_fault(self, fault: FaultRule, scope: Scope, receive: Receive, send: Send) -> None:
+        if fault.latency_ms:
+            await asyncio.sleep(fault.latency_ms / 1000)  # awaits: other requests go on meanwhile
+        if fault.drop:
+            # Promise a body that never comes, then fail: the server cuts the connection.
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-length", b"1024")]})
+            raise DroppedConnection(f"fault {fault.id} dropped the connection")
+        if fault.status is None:
+            await self._route(scope, receive, send)
+            return
+        body = fault.body
+        headers = dict(fault.headers)
+        if body is None:
+            body = self.fake.error_body(ServiceError(fault.status, f"injected fault {fault.id}", code="injected_fault"))
+        if isinstance(body, str):
+            headers.setdefault("content-type", "text/plain; charset=utf-8")
+            raw = body.encode()
+        else:
+            response = json_response(body, fault.status, headers)
+            await response(scope, receive, send)
+            return
+        await send({"type": "http.response.start", "status": fault.status,
+                    "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+                    + [(b"content-length", str(len(raw)).encode())]})
+        await send({"type": "http.response.body", "body": raw})
+
+
+def _with_route_path(scope: Scope, path: str) -> Scope:
+    """Control routes are matched on the path below the fake's prefix."""
+    if scope["path"] == path:
+        return scope
+    return {**scope, "path": path, "root_path": ""}
+
+
+def _bearer(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else None
+    return None
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def describe_entry(entry: dict[str, Any]) -> str:
+    return f"{entry['method']} {entry['path']} -> {entry['status']}"

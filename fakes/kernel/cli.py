@@ -1,0 +1,217 @@
+"""The `fakes` command: serve, list, openapi.
+
+Every `serve` flag can also come from an environment variable (the docker image uses them):
+FAKES_ONLY, FAKES_HOST, FAKES_PORT, FAKES_GATEWAY, FAKES_SEED, FAKES_CLOCK, FAKES_CONTROL_TOKEN,
+FAKES_PREFIXES (``svc=/path,svc2=/p``), FAKES_JOURNAL_SIZE; service settings use
+FAKES_<SERVICE>_<KEY> (e.g. FAKES_FILINGS_SCALE=small).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .. import registry
+from .clock import Clock, ClockError, parse_clock_spec
+from .fake import Fake
+from .gateway import GatewayApp
+from .server import PortInUse, bind_socket, serve_until
+from .settings import SettingsError
+
+
+class CliError(Exception):
+    """A bad flag value: printed as one line, exit status 2."""
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(name, default)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fakes", description="Stateful fake servers for five HTTP APIs.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve fakes over HTTP until Ctrl-C")
+    serve.add_argument("--only", default=_env("FAKES_ONLY"), help="comma-separated services (default: all)")
+    serve.add_argument("--host", default=_env("FAKES_HOST", "127.0.0.1"), help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=_int_env("FAKES_PORT"),
+                       help="first service's port; the others follow in `fakes list` order")
+    serve.add_argument("--gateway", type=int, metavar="PORT", default=_int_env("FAKES_GATEWAY"),
+                       help="single-port mode: every service on PORT, routed by /<service>/ prefix or Host")
+    serve.add_argument("--seed", type=int, default=_int_env("FAKES_SEED") or 0, help="seed of all data (default 0)")
+    serve.add_argument("--clock", default=_env("FAKES_CLOCK", "real"), help="manual | real | scaled:FACTOR (default real)")
+    serve.add_argument("--control-token", default=_env("FAKES_CONTROL_TOKEN"),
+                       help="require Authorization: Bearer TOKEN on /_fake/ calls")
+    serve.add_argument("--prefix", action="append", default=_list_env("FAKES_PREFIXES"), metavar="SVC=/path",
+                       help="mount a service under a path prefix (repeatable)")
+    serve.add_argument("--set", action="append", default=[], metavar="SVC.KEY=VALUE", dest="settings",
+                       help="a service setting (repeatable); see `fakes list --settings`")
+    serve.add_argument("--filings-scale", default=None, metavar="full|small|N",
+                       help="shorthand for --set filings.scale=...")
+    serve.add_argument("--journal-size", type=int, default=_int_env("FAKES_JOURNAL_SIZE") or 1000,
+                       help="requests kept per fake in the journal (default 1000)")
+    serve.add_argument("--log-level", default=_env("FAKES_LOG_LEVEL", "warning"))
+
+    listing = sub.add_parser("list", help="list the services, their default ports and settings")
+    listing.add_argument("--settings", action="store_true", help="print every setting with its default")
+
+    openapi = sub.add_parser("openapi", help="print a service's OpenAPI document")
+    openapi.add_argument("service")
+    return parser
+
+
+def _int_env(name: str) -> int | None:
+    value = os.environ.get(name)
+    return int(value) if value and value.strip().isdigit() else None
+
+
+def _list_env(name: str) -> list[str]:
+    value = os.environ.get(name, "")
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "list":
+            return cmd_list(args.settings)
+        if args.command == "openapi":
+            fake = make_fakes([args.service], seed=0, clock=Clock("manual"))[args.service]
+            print(json.dumps(fake.openapi(), indent=2))
+            return 0
+        return cmd_serve(args)
+    except (CliError, SettingsError, ClockError, registry.UnknownService) as exc:
+        print(f"fakes: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except PortInUse as exc:
+        print(f"fakes: error: {exc.strerror} (another process uses the port; pick one with --port)", file=sys.stderr)
+        return 2
+
+
+def cmd_list(with_settings: bool) -> int:
+    for name in registry.service_names():
+        cls = registry.fake_class(name)
+        print(f"{name:<15} port {cls.default_port:<6} {cls.title}")
+        if with_settings:
+            for row in cls.settings_class.describe():
+                default = json.dumps(row["default"])
+                print(f"    {name}.{row['name']} = {default}  ({row['type']}) {row['help']}")
+    return 0
+
+
+def parse_assignments(items: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``["filings.scale=small"]`` -> ``{"filings": {"scale": "small"}}``."""
+    found: dict[str, dict[str, str]] = {}
+    for item in items:
+        target, sep, value = item.partition("=")
+        service, dot, key = target.partition(".")
+        if not sep or not dot or not key:
+            raise CliError(f"--set takes SERVICE.KEY=VALUE, got {item!r}")
+        found.setdefault(service, {})[key] = value
+    return found
+
+
+def parse_prefixes(items: Sequence[str]) -> dict[str, str]:
+    found = {}
+    for item in items:
+        service, sep, path = item.partition("=")
+        if not sep or not path.startswith("/"):
+            raise CliError(f"--prefix takes SERVICE=/path, got {item!r}")
+        found[service.strip()] = path
+    return found
+
+
+def select_services(only: str | None) -> list[str]:
+    names = registry.service_names()
+    if not only:
+        return names
+    chosen = [n.strip() for n in only.split(",") if n.strip()]
+    for name in chosen:
+        if name not in names:
+            raise CliError(f"unknown service {name!r}; known: {', '.join(names)}")
+    return [n for n in names if n in chosen]
+
+
+def make_fakes(
+    names: Sequence[str], *, seed: int, clock: Clock, settings: dict[str, dict[str, str]] | None = None,
+    prefixes: dict[str, str] | None = None, control_token: str | None = None, journal_size: int = 1000,
+) -> dict[str, Fake]:
+    settings = settings or {}
+    prefixes = prefixes or {}
+    for service in list(settings) + list(prefixes):
+        if service not in registry.SERVICES:
+            raise CliError(f"unknown service {service!r} in --set/--prefix; known: {', '.join(registry.SERVICES)}")
+    return {
+        name: registry.fake_class(name)(
+            seed=seed, clock=clock, prefix=prefixes.get(name, ""), control_token=control_token,
+            journal_size=journal_size, overrides=settings.get(name, {}),
+        )
+        for name in names
+    }
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    names = select_services(args.only)
+    try:
+        parse_clock_spec(args.clock)
+    except ClockError as exc:
+        raise CliError(str(exc)) from None
+    settings = parse_assignments(args.settings)
+    if args.filings_scale:
+        settings.setdefault("filings", {})["scale"] = args.filings_scale
+    prefixes = parse_prefixes(args.prefix)
+    if args.gateway is not None:
+        for name in names:
+            prefixes.setdefault(name, registry.GATEWAY_PREFIXES[name])
+    clock = Clock(args.clock)  # one clock shared by every fake of this process
+    fakes = make_fakes(names, seed=args.seed, clock=clock, settings=settings, prefixes=prefixes,
+                       control_token=args.control_token, journal_size=args.journal_size)
+
+    bindings: list[tuple[Any, Any]] = []
+    lines = []
+    if args.gateway is not None:
+        sock = bind_socket(args.host, args.gateway)
+        bindings.append((GatewayApp(fakes), sock))
+        for name, fake in fakes.items():
+            lines.append(_banner(name, fake, f"http://{_shown_host(args.host)}:{args.gateway}{fake.prefix}"))
+    else:
+        for offset, (name, fake) in enumerate(fakes.items()):
+            port = args.port + offset if args.port is not None else fake.default_port
+            sock = bind_socket(args.host, port)
+            bindings.append((fake.app, sock))
+            lines.append(_banner(name, fake, f"http://{_shown_host(args.host)}:{port}{fake.prefix}"))
+    print(f"contract-fakes: seed {args.seed}, clock {clock.spec}"
+          + (", control token required" if args.control_token else ""))
+    for line in lines:
+        print(line)
+    print("Ctrl-C to stop.", flush=True)
+    asyncio.run(_serve_forever(bindings, args.log_level))
+    return 0
+
+
+def _banner(name: str, fake: Fake, url: str) -> str:
+    credentials = fake.demo_credentials()
+    creds = "".join(f"\n    {key}: {value}" for key, value in credentials.items())
+    return f"  {name:<14} {url}   (control: {url}/_fake/health){creds}"
+
+
+def _shown_host(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "") else host
+
+
+async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await serve_until(bindings, stop, log_level)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

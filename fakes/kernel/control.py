@@ -1,0 +1,97 @@
+"""The shared control plane under ``/_fake/``: health, reset, clock, journal, faults, state.
+
+Every operation is also a Python method of :class:`~fakes.kernel.fake.Fake`; these routes only
+parse JSON and call those methods, so the two faces cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from .clock import ClockError
+from .errors import ControlError
+from .http import json_response, read_json, read_json_object
+
+if TYPE_CHECKING:
+    from .fake import Fake
+
+
+def control_routes(fake: Fake) -> list[BaseRoute]:
+    async def health(request: Request) -> Response:
+        return json_response({"service": fake.name, "status": "ok"})
+
+    async def reset(request: Request) -> Response:
+        fake.reset()
+        return json_response({"service": fake.name, "status": "reset", "clock": fake.clock.describe()})
+
+    async def clock(request: Request) -> Response:
+        if request.method == "POST":
+            body = await read_json_object(request, error=ControlError)
+            try:
+                if "advance_seconds" in body:
+                    fake.advance(_number(body["advance_seconds"], "advance_seconds"))
+                elif "set_epoch_ms" in body:
+                    fake.set_time_ms(int(_number(body["set_epoch_ms"], "set_epoch_ms")))
+                else:
+                    raise ControlError(400, "send {\"advance_seconds\": N} or {\"set_epoch_ms\": N}",
+                                       code="invalid_clock")
+            except ClockError as exc:
+                raise ControlError(409, str(exc), code="clock_backwards") from None
+        return json_response(fake.clock.describe())
+
+    async def journal(request: Request) -> Response:
+        if request.method == "DELETE":
+            fake.clear_journal()
+            return json_response({"cleared": True})
+        params = request.query_params
+        limit = params.get("limit")
+        entries = fake.journal_entries(
+            method=params.get("method"), path=params.get("path"),
+            warnings_only=params.get("warnings") in ("1", "true"),
+            limit=int(limit) if limit and limit.isdigit() else None,
+        )
+        return json_response({"entries": entries, "size": fake.journal.size, "total": fake.journal.total})
+
+    async def faults(request: Request) -> Response:
+        if request.method == "POST":
+            body = await read_json_object(request, error=ControlError)
+            return json_response(fake.add_fault(**body), 201)
+        if request.method == "DELETE":
+            fake.clear_faults()
+            return json_response({"faults": []})
+        return json_response({"faults": fake.list_faults()})
+
+    async def fault(request: Request) -> Response:
+        fault_id = request.path_params["fault_id"]
+        if not fake.remove_fault(fault_id):
+            raise ControlError(404, f"no fault {fault_id}", code="not_found")
+        return json_response({"deleted": fault_id})
+
+    async def state(request: Request) -> Response:
+        if request.method == "PUT":
+            body = await read_json(request, error=ControlError)
+            if not isinstance(body, dict):
+                raise ControlError(400, "state must be a JSON object from GET /_fake/state", code="invalid_state")
+            fake.import_state(body)
+            return json_response({"imported": True})
+        return json_response(fake.export_state())
+
+    return [
+        Route("/_fake/health", health, methods=["GET"]),
+        Route("/_fake/reset", reset, methods=["POST"]),
+        Route("/_fake/clock", clock, methods=["GET", "POST"]),
+        Route("/_fake/journal", journal, methods=["GET", "DELETE"]),
+        Route("/_fake/faults", faults, methods=["GET", "POST", "DELETE"]),
+        Route("/_fake/faults/{fault_id}", fault, methods=["DELETE"]),
+        Route("/_fake/state", state, methods=["GET", "PUT"]),
+    ]
+
+
+def _number(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ControlError(400, f"{name} must be a number", code="invalid_clock")
+    return float(value)

@@ -1,0 +1,209 @@
+"""The Fake base class: settings, seed, clock, state, app, control plane, and the harness."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar, Protocol
+
+import httpx
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route, Router
+
+from .app import FakeApp
+from .clock import Clock, ClockError
+from .control import control_routes
+from .errors import ControlError, ServiceError
+from .faults import FaultSet
+from .http import json_response
+from .journal import DEFAULT_JOURNAL_SIZE, Journal
+from .openapi import merge_control_plane
+from .settings import FakeSettings
+from .transport import AsyncFakeTransport, SyncFakeTransport
+
+STATE_FORMAT = 1
+
+
+class Model(Protocol):
+    """What the kernel needs of a service's model: a JSON-able state and its reload."""
+
+    def to_state(self) -> dict[str, Any]: ...
+
+    def load_state(self, state: dict[str, Any]) -> None: ...
+
+
+def make_clock(clock: Clock | str | None, *, default: str = "manual") -> Clock:
+    if isinstance(clock, Clock):
+        return clock
+    return Clock(clock or default)
+
+
+class Fake:
+    """Base of every service fake. Subclasses declare the class attributes and the hooks."""
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    default_port: ClassVar[int] = 0
+    settings_class: ClassVar[type[FakeSettings]] = FakeSettings
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        clock: Clock | str | None = None,
+        prefix: str = "",
+        control_token: str | None = None,
+        journal_size: int = DEFAULT_JOURNAL_SIZE,
+        overrides: Mapping[str, str] | None = None,
+        **settings: Any,
+    ) -> None:
+        self.seed = int(seed)
+        self.clock = make_clock(clock)
+        self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
+        self.control_token = control_token or None
+        self.settings: Any = self.settings_class.resolve(self.name, kwargs=settings, cli=overrides)
+        self.journal = Journal(journal_size)
+        self.faults = FaultSet(self.seed)
+        self.model: Any = self.create_model()
+        self._app: FakeApp | None = None
+        self._openapi: dict[str, Any] | None = None
+
+    # -- hooks for services ------------------------------------------------------------------
+    def create_model(self) -> Model:
+        raise NotImplementedError
+
+    def routes(self) -> list[BaseRoute]:
+        raise NotImplementedError
+
+    def control_routes(self) -> list[BaseRoute]:
+        return []
+
+    def error_body(self, err: ServiceError) -> dict[str, Any]:
+        return {"error": err.code or "error", "message": err.message, **err.extra}
+
+    def openapi_document(self) -> dict[str, Any]:
+        return {"openapi": "3.0.3", "info": {"title": self.title or self.name, "version": "fake"}, "paths": {}}
+
+    def demo_credentials(self) -> dict[str, str]:
+        return {}
+
+    # -- the ASGI app ------------------------------------------------------------------------
+    @property
+    def app(self) -> FakeApp:
+        if self._app is None:
+            service = Router(routes=[Route("/openapi.json", self._serve_openapi, methods=["GET"]), *self.routes()])
+            control = Router(routes=[*control_routes(self), *_under_control_prefix(self.control_routes())])
+            self._app = FakeApp(self, service, control)
+        return self._app
+
+    def openapi(self) -> dict[str, Any]:
+        if self._openapi is None:
+            self._openapi = merge_control_plane(self.openapi_document(), prefix=self.prefix)
+        return self._openapi
+
+    async def _serve_openapi(self, request: Request) -> Response:
+        return json_response(self.openapi())
+
+    # -- control plane as Python -------------------------------------------------------------
+    def reset(self) -> None:
+        """Back to the initial seeded state: model, clock, faults and journal."""
+        self.clock.reset()
+        self.model = self.create_model()
+        self.faults = FaultSet(self.seed)
+        self.journal.clear()
+
+    def advance(self, seconds: float) -> int:
+        return self.clock.advance(seconds)
+
+    def set_time_ms(self, epoch_ms: int) -> int:
+        return self.clock.set_ms(epoch_ms)
+
+    def journal_entries(self, **filters: Any) -> list[dict[str, Any]]:
+        return self.journal.entries(**filters)
+
+    def clear_journal(self) -> None:
+        self.journal.clear()
+
+    def add_fault(self, **spec: Any) -> dict[str, Any]:
+        return self.faults.add(spec).to_dict()
+
+    def list_faults(self) -> list[dict[str, Any]]:
+        return [rule.to_dict() for rule in self.faults.rules]
+
+    def remove_fault(self, fault_id: str) -> bool:
+        return self.faults.remove(fault_id)
+
+    def clear_faults(self) -> None:
+        self.faults.clear()
+
+    def export_state(self) -> dict[str, Any]:
+        return {
+            "service": self.name,
+            "format": STATE_FORMAT,
+            "seed": self.seed,
+            "settings": self.settings.to_dict(),
+            "clock": self.clock.to_state(),
+            "faults": self.faults.to_state(),
+            "model": self.model.to_state(),
+        }
+
+    def import_state(self, state: dict[str, Any]) -> None:
+        """Replace the state by one from :meth:`export_state`; nothing changes if it is refused."""
+        if state.get("service") != self.name:
+            raise ControlError(400, f"this state belongs to {state.get('service')!r}, not {self.name!r}",
+                               code="invalid_state")
+        if state.get("format") != STATE_FORMAT or state.get("seed") != self.seed:
+            raise ControlError(400, "state format or seed differs from this fake's", code="invalid_state")
+        try:
+            model = self.create_model()
+            model.load_state(state["model"])
+            faults = FaultSet(self.seed)
+            faults.load_state(state.get("faults", {}))
+            clock_state = state["clock"]
+            if int(clock_state["epoch_ms"]) < self.clock.now_ms() and self.clock.mode != "manual":
+                raise ClockError("imported clock is behind this clock")
+        except ControlError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ControlError(400, f"invalid state: {exc!r}", code="invalid_state") from None
+        self.clock.load_state(clock_state)
+        self.faults = faults
+        self.model = model
+
+    # -- harness -----------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return "http://testserver" + self.prefix
+
+    def client(self, **kwargs: Any) -> httpx.Client:
+        """A sync httpx client wired to the app in process (no socket)."""
+        kwargs.setdefault("base_url", self.base_url)
+        return httpx.Client(transport=SyncFakeTransport(self.app), **kwargs)
+
+    def async_client(self, **kwargs: Any) -> httpx.AsyncClient:
+        kwargs.setdefault("base_url", self.base_url)
+        return httpx.AsyncClient(transport=AsyncFakeTransport(self.app), **kwargs)
+
+    @contextlib.contextmanager
+    def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+        """Serve over real HTTP in a background thread; yields the base URL (prefix included)."""
+        from .server import ServerThread
+
+        with ServerThread([(self.app, host, port)]) as (bound,):
+            yield f"http://{bound[0]}:{bound[1]}{self.prefix}"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} seed={self.seed} clock={self.clock.spec}>"
+
+
+def _under_control_prefix(routes: list[BaseRoute]) -> list[BaseRoute]:
+    """Service control routes are declared relative to /_fake; give them the full path."""
+    moved: list[BaseRoute] = []
+    for route in routes:
+        if isinstance(route, Route):
+            moved.append(Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
+                               name=route.name))
+        else:
+            moved.append(route)
+    return moved

@@ -1,0 +1,54 @@
+"""Single-port mode: one ASGI app in front of several fakes, like LocalStack's edge port.
+
+A request reaches a fake by path prefix (``/filings/companies/``) or by the first label of its
+``Host`` header (``filings.localhost:4566/companies/``, or a compose service alias).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from starlette.types import Receive, Scope, Send
+
+from .http import json_response
+
+if TYPE_CHECKING:
+    from .fake import Fake
+
+HOST_ROUTED = "fakes.host_routed"
+
+
+class GatewayApp:
+    def __init__(self, fakes: dict[str, Fake]) -> None:
+        self.fakes = fakes
+        self.by_prefix = {fake.prefix: fake for fake in fakes.values()}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        fake = self._by_host(scope)
+        if fake is not None:
+            await fake.app({**scope, HOST_ROUTED: True}, receive, send)
+            return
+        path: str = scope["path"]
+        head = "/" + path.lstrip("/").split("/", 1)[0]
+        fake = self.by_prefix.get(head)
+        if fake is not None:
+            await fake.app(scope, receive, send)
+            return
+        if path in ("/", "/_fake/health"):
+            await json_response(self.describe())(scope, receive, send)
+            return
+        await json_response({"error": "not_found", "message": f"no fake serves {path}",
+                             "services": self.describe()["services"]}, 404)(scope, receive, send)
+
+    def _by_host(self, scope: Scope) -> Fake | None:
+        for name, value in scope.get("headers", ()):
+            if name == b"host":
+                label = value.decode("latin-1").split(":", 1)[0].split(".", 1)[0]
+                return self.fakes.get(label)
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        return {"service": "gateway", "status": "ok",
+                "services": {name: fake.prefix for name, fake in self.fakes.items()}}

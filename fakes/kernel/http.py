@@ -1,0 +1,84 @@
+"""Small helpers that route handlers of every service share: JSON in, JSON out, warnings."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .errors import ServiceError
+
+WARNINGS_KEY = "fakes.warnings"
+
+
+class JSONResponse(Response):
+    """Compact UTF-8 JSON; cheaper than Starlette's (no indent, no key sorting)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse(data, status_code=status, headers=headers)
+
+
+async def read_json(request: Request, *, error: type[ServiceError] = ServiceError) -> Any:
+    """The request body as JSON; ``{}`` when empty; a 400 when it is not JSON."""
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise error(400, f"request body is not valid JSON: {exc}", code="invalid_json") from exc
+
+
+async def read_json_object(request: Request, *, error: type[ServiceError] = ServiceError) -> dict[str, Any]:
+    body = await read_json(request, error=error)
+    if not isinstance(body, dict):
+        raise error(400, "request body must be a JSON object", code="invalid_json")
+    return body
+
+
+def warn(request: Request, text: str) -> None:
+    """Attach a client-contract warning to this request's journal entry."""
+    warnings = request.scope.get(WARNINGS_KEY)
+    if warnings is not None:
+        warnings.append(text)
+
+
+def query_int(
+    request: Request,
+    name: str,
+    default: int | None = None,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    error: type[ServiceError] = ServiceError,
+) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise error(400, f"query parameter '{name}' must be an integer, got {raw!r}",
+                    code="invalid_parameter") from None
+    if minimum is not None and value < minimum:
+        raise error(400, f"query parameter '{name}' must be >= {minimum}", code="invalid_parameter")
+    if maximum is not None and value > maximum:
+        raise error(400, f"query parameter '{name}' must be <= {maximum}", code="invalid_parameter")
+    return value
+
+
+def bearer_token(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer`` header, or None."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()

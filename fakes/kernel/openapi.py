@@ -1,0 +1,96 @@
+"""The control plane's part of every fake's OpenAPI document, merged into the service's own."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+CONTROL_TAG = "control-plane"
+
+_ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+          "required": ["error", "message"]}
+_CLOCK = {
+    "type": "object",
+    "properties": {"now": {"type": "string", "format": "date-time"}, "epoch_ms": {"type": "integer"},
+                   "mode": {"type": "string", "enum": ["manual", "real", "scaled"]}, "scale": {"type": "number"}},
+    "required": ["now", "epoch_ms", "mode", "scale"],
+}
+_FAULT_IN = {
+    "type": "object",
+    "properties": {
+        "method": {"type": "string", "description": "HTTP method or * (default)"},
+        "path": {"type": "string", "description": "exact path or glob, below the fake's prefix (default *)"},
+        "status": {"type": "integer", "minimum": 100, "maximum": 599},
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+        "body": {"description": "JSON value or text; default: the service's own error body"},
+        "latency_ms": {"type": "number", "minimum": 0},
+        "times": {"type": "integer", "minimum": 1, "description": "fire for the next N matches (default: always)"},
+        "probability": {"type": "number", "minimum": 0, "maximum": 1, "description": "drawn from the seeded RNG"},
+        "drop": {"type": "boolean", "description": "cut the connection instead of answering"},
+    },
+    "additionalProperties": False,
+}
+_FAULT = {"type": "object", "properties": {**_FAULT_IN["properties"], "id": {"type": "string"},
+                                           "fired": {"type": "integer"}}}
+
+
+def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _op(summary: str, responses: dict[str, Any], body: dict[str, Any] | None = None) -> dict[str, Any]:
+    op: dict[str, Any] = {"tags": [CONTROL_TAG], "summary": summary, "responses": responses}
+    if body is not None:
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    return op
+
+
+def control_paths() -> dict[str, Any]:
+    obj = {"type": "object"}
+    return {
+        "/_fake/health": {"get": _op("Liveness: the service name and ok", {"200": _json({
+            "type": "object", "properties": {"service": {"type": "string"}, "status": {"const": "ok"}},
+            "required": ["service", "status"]})})},
+        "/_fake/reset": {"post": _op("Back to the initial seeded state, clock included", {"200": _json(obj)})},
+        "/_fake/clock": {
+            "get": _op("The virtual clock", {"200": _json(_CLOCK)}),
+            "post": _op("Move the clock forward", {"200": _json(_CLOCK), "400": _json(_ERROR, "bad body"),
+                                                   "409": _json(_ERROR, "would move backwards")},
+                        {"type": "object", "properties": {"advance_seconds": {"type": "number", "minimum": 0},
+                                                          "set_epoch_ms": {"type": "integer"}}}),
+        },
+        "/_fake/journal": {
+            "get": _op("Requests received, oldest first (bounded ring)", {"200": _json({
+                "type": "object", "properties": {"entries": {"type": "array", "items": obj},
+                                                 "size": {"type": "integer"}, "total": {"type": "integer"}}})}),
+            "delete": _op("Clear the journal", {"200": _json(obj)}),
+        },
+        "/_fake/faults": {
+            "get": _op("Active fault rules", {"200": _json({"type": "object", "properties": {
+                "faults": {"type": "array", "items": _FAULT}}})}),
+            "post": _op("Register a fault rule", {"201": _json(_FAULT), "400": _json(_ERROR)}, _FAULT_IN),
+            "delete": _op("Remove every fault rule", {"200": _json(obj)}),
+        },
+        "/_fake/faults/{fault_id}": {"delete": {
+            **_op("Remove one fault rule", {"200": _json(obj), "404": _json(_ERROR)}),
+            "parameters": [{"name": "fault_id", "in": "path", "required": True, "schema": {"type": "string"}}]}},
+        "/_fake/state": {
+            "get": _op("Export the whole state as JSON", {"200": _json(obj)}),
+            "put": _op("Import a state exported by GET", {"200": _json(obj), "400": _json(_ERROR)}, obj),
+        },
+    }
+
+
+def merge_control_plane(document: dict[str, Any], *, prefix: str = "") -> dict[str, Any]:
+    """The service's document plus the shared control-plane paths (a copy; the input is kept)."""
+    merged = copy.deepcopy(document)
+    merged.setdefault("openapi", "3.0.3")
+    paths = merged.setdefault("paths", {})
+    for path, item in control_paths().items():
+        paths.setdefault(path, item)
+    tags = merged.setdefault("tags", [])
+    if not any(t.get("name") == CONTROL_TAG for t in tags):
+        tags.append({"name": CONTROL_TAG, "description": "The fake's own control plane (not part of the real API)"})
+    if prefix:
+        merged["servers"] = [{"url": prefix}]
+    return merged

@@ -1,0 +1,117 @@
+"""Typed settings: one dataclass per service, filled from kwargs, ``--set`` and environment.
+
+Resolution order (later wins): field default < ``FAKES_<SERVICE>_<KEY>`` environment variable <
+``--set service.key=value`` on the CLI < keyword arguments of the fake in Python.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+S = TypeVar("S", bound="FakeSettings")
+
+
+class SettingsError(ValueError):
+    """An unknown setting or a value of the wrong type."""
+
+
+@dataclasses.dataclass
+class FakeSettings:
+    """Base class of every service's settings (it declares no fields itself)."""
+
+    @classmethod
+    def fields(cls) -> list[dataclasses.Field[Any]]:
+        return list(dataclasses.fields(cls))
+
+    @classmethod
+    def describe(cls) -> list[dict[str, Any]]:
+        """Name, type, default and help of each setting (for `fakes list --settings`)."""
+        rows = []
+        hints = typing.get_type_hints(cls)
+        for f in cls.fields():
+            default = f.default if f.default is not dataclasses.MISSING else (
+                f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+            rows.append({"name": f.name, "type": _type_name(hints[f.name]), "default": default,
+                         "help": f.metadata.get("help", "")})
+        return rows
+
+    @classmethod
+    def resolve(
+        cls: type[S],
+        service: str,
+        *,
+        kwargs: Mapping[str, Any] | None = None,
+        cli: Mapping[str, str] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> S:
+        environ = os.environ if environ is None else environ
+        hints = typing.get_type_hints(cls)
+        names = {f.name for f in cls.fields()}
+        values: dict[str, Any] = {}
+        prefix = "FAKES_" + service.upper().replace("-", "_") + "_"
+        for name in names:
+            env_value = environ.get(prefix + name.upper())
+            if env_value is not None:
+                values[name] = coerce(hints[name], env_value, name)
+        for name, raw in (cli or {}).items():
+            if name not in names:
+                raise SettingsError(f"{service} has no setting {name!r}; known: {', '.join(sorted(names))}")
+            values[name] = coerce(hints[name], raw, name)
+        for name, value in (kwargs or {}).items():
+            if name not in names:
+                raise SettingsError(f"{service} has no setting {name!r}; known: {', '.join(sorted(names))}")
+            values[name] = coerce(hints[name], value, name) if isinstance(value, str) else value
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _type_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def coerce(hint: Any, raw: str, name: str) -> Any:
+    """Turn a text value (CLI or environment) into the field's declared type."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if raw.lower() in ("", "none", "null") and type(None) in args:
+            return None
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return coerce(arg, raw, name)
+            except SettingsError:
+                continue
+        raise SettingsError(f"setting {name!r}: cannot read {raw!r} as {_type_name(hint)}")
+    try:
+        if hint is bool:
+            lowered = raw.strip().lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return True
+            if lowered in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+        if hint is int:
+            return int(raw)
+        if hint is float:
+            return float(raw)
+        if hint is str:
+            return raw
+        if origin in (dict, list) or hint in (dict, list):
+            value = json.loads(raw)
+            expected = origin or hint
+            if not isinstance(value, expected):
+                raise ValueError(raw)
+            return value
+    except ValueError:
+        raise SettingsError(f"setting {name!r}: cannot read {raw!r} as {_type_name(hint)}") from None
+    raise SettingsError(f"setting {name!r}: unsupported type {_type_name(hint)}")

@@ -1,0 +1,45 @@
+"""Which fakes exist, in `fakes list` order (also the order of their default ports).
+
+Entries are imported lazily so that `import fakes` and a single fixture stay cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .kernel.fake import Fake
+
+#: service name -> "module:Class"
+SERVICES: dict[str, str] = {
+    "member-export": "fakes.member_export:MemberExportFake",
+    "filings": "fakes.filings:FilingsFake",
+}
+
+#: the gateway's path prefix of each service in single-port mode
+GATEWAY_PREFIXES: dict[str, str] = {name: "/" + name for name in SERVICES}
+
+
+class UnknownService(KeyError):
+    pass
+
+
+def service_names() -> list[str]:
+    return list(SERVICES)
+
+
+def fake_class(name: str) -> type[Fake]:
+    try:
+        target = SERVICES[name]
+    except KeyError:
+        raise UnknownService(f"unknown service {name!r}; known: {', '.join(SERVICES)}") from None
+    module_name, _, class_name = target.partition(":")
+    cls: type[Fake] = getattr(importlib.import_module(module_name), class_name)
+    return cls
+
+
+def register(name: str, target: str) -> None:
+    """Add a service (e.g. a plugin's own fake); ``target`` is "module:Class"."""
+    SERVICES[name] = target
+    GATEWAY_PREFIXES.setdefault(name, "/" + name)

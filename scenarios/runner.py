@@ -1,0 +1,242 @@
+"""The scenario framework: steps, checks and a readable report, against a fake or any base URL.
+
+Writing a scenario is one file in this package that defines ``SCENARIO``::
+
+    from scenarios.runner import Run, Scenario
+
+    def flow(run: Run) -> None:
+        token = run.credential("access_token", create=lambda: run.control(
+            "POST", "/_fake/members", json={})["access_token"])
+        with run.step("read the first page"):
+            r = run.request("GET", "/things", headers={"Authorization": f"Bearer {token}"})
+            run.check(r.status_code == 200, "answers 200", r.text)
+        run.wait_until(lambda: run.request("GET", "/ready").status_code == 200,
+                       timeout_s=3600, poll_s=60, what="the build")
+
+    SCENARIO = Scenario(name="thing-sync", service="thing", summary="...", flow=flow)
+
+Against a fake (detected by ``GET /_fake/health``) the scenario creates what it needs through
+the control plane and moves the virtual clock; against the real service it takes credentials
+from the user and polls in real time with a deadline. ``run.check`` stops the scenario at the
+first broken promise; the report lists every step, request and check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import pkgutil
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+
+class ScenarioFailed(AssertionError):
+    """A check failed: the service broke a promise of its contract."""
+
+
+class ScenarioSkipped(Exception):
+    """The scenario cannot run here (e.g. a fake-only step against a real service)."""
+
+
+@dataclass
+class Check:
+    description: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class Step:
+    name: str
+    requests: list[str] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and all(c.ok for c in self.checks)
+
+
+@dataclass
+class Scenario:
+    name: str
+    service: str
+    summary: str
+    flow: Callable[[Run], None]
+
+
+@dataclass
+class Report:
+    scenario: str
+    base_url: str
+    target: str  # "fake" or "real"
+    steps: list[Step] = field(default_factory=list)
+    status: str = "passed"  # passed | failed | skipped
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def render(self) -> str:
+        lines = [f"scenario {self.scenario} against {self.base_url} ({self.target})"]
+        for step in self.steps:
+            lines.append(f"  {'PASS' if step.ok else 'FAIL'} {step.name}")
+            lines.extend(f"       {r}" for r in step.requests[-8:])
+            if len(step.requests) > 8:
+                lines.insert(len(lines) - 8, f"       ... {len(step.requests) - 8} earlier requests")
+            for check in step.checks:
+                mark = "ok " if check.ok else "NOT"
+                lines.append(f"       [{mark}] {check.description}" + (f" - {check.detail}" if not check.ok and
+                                                                         check.detail else ""))
+            if step.error:
+                lines.append(f"       error: {step.error}")
+        lines.append(f"{self.status.upper()}: {self.scenario}" + (f" - {self.message}" if self.message else ""))
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scenario": self.scenario, "base_url": self.base_url, "target": self.target,
+                "status": self.status, "message": self.message,
+                "steps": [{"name": s.name, "ok": s.ok, "requests": s.requests, "error": s.error,
+                           "checks": [vars(c) for c in s.checks]} for s in self.steps]}
+
+
+class Run:
+    """What a scenario's flow gets: an HTTP client, credentials, the clock, and the report."""
+
+    def __init__(self, client: httpx.Client, *, is_fake: bool, credentials: dict[str, str] | None = None,
+                 report: Report | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.http = client
+        self.is_fake = is_fake
+        self.credentials = dict(credentials or {})
+        self.report = report or Report("adhoc", str(client.base_url), "fake" if is_fake else "real")
+        self._sleep = sleep
+        self._step: Step | None = None
+
+    # -- structure -----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def step(self, name: str) -> Iterator[Step]:
+        step = Step(name)
+        self.report.steps.append(step)
+        outer, self._step = self._step, step
+        try:
+            yield step
+        except ScenarioFailed:
+            raise
+        except ScenarioSkipped:
+            raise
+        except Exception as exc:
+            step.error = repr(exc)
+            raise ScenarioFailed(f"step {name!r} raised {exc!r}") from exc
+        finally:
+            self._step = outer
+
+    def _current(self) -> Step:
+        if self._step is None:
+            step = Step("(no step)")
+            self.report.steps.append(step)
+            self._step = step
+        return self._step
+
+    def check(self, condition: bool, description: str, detail: Any = "") -> None:
+        """Record a promise of the contract; stop the scenario when it is broken."""
+        text = detail if isinstance(detail, str) else repr(detail)
+        self._current().checks.append(Check(description, bool(condition), text[:500]))
+        if not condition:
+            raise ScenarioFailed(f"{description}: {text[:500]}")
+
+    # -- HTTP ----------------------------------------------------------------------------------
+    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        response = self.http.request(method, path, **kwargs)
+        query = ("?" + response.request.url.query.decode()) if response.request.url.query else ""
+        self._current().requests.append(f"{method} {response.request.url.path}{query} -> {response.status_code}")
+        return response
+
+    def control(self, method: str, path: str, **kwargs: Any) -> Any:
+        """A call to the fake's control plane; skips the scenario against a real service."""
+        if not self.is_fake:
+            raise ScenarioSkipped(f"needs the fake's control plane ({method} {path})")
+        response = self.request(method, path, **kwargs)
+        if response.status_code >= 400:
+            raise ScenarioFailed(f"control call {method} {path} failed: {response.status_code} {response.text}")
+        return response.json() if response.content else None
+
+    def credential(self, name: str, *, create: Callable[[], str] | None = None) -> str:
+        """A credential given by the user, or one the fake creates through ``create``."""
+        if name in self.credentials:
+            return self.credentials[name]
+        if self.is_fake and create is not None:
+            value = create()
+            self.credentials[name] = value
+            return value
+        raise ScenarioSkipped(f"needs credential {name!r} (pass --credentials {name}=...)")
+
+    # -- time ----------------------------------------------------------------------------------
+    def now_ms(self) -> int:
+        if self.is_fake:
+            return int(self.control("GET", "/_fake/clock")["epoch_ms"])
+        return int(time.time() * 1000)
+
+    def wait(self, seconds: float) -> None:
+        """Let time pass: the fake's clock moves; a real service is waited for in real time."""
+        if self.is_fake:
+            self.control("POST", "/_fake/clock", json={"advance_seconds": seconds})
+        else:
+            self._sleep(seconds)
+
+    def wait_until(self, condition: Callable[[], bool], *, timeout_s: float, poll_s: float, what: str) -> None:
+        """Poll ``condition`` every ``poll_s`` (virtual or real) seconds until it holds or time is up."""
+        waited = 0.0
+        while not condition():
+            if waited >= timeout_s:
+                self.check(False, f"{what} within {timeout_s:g} s", f"still not done after {waited:g} s")
+            self.wait(poll_s)
+            waited += poll_s
+
+
+# -- discovery and running ----------------------------------------------------------------------
+def discover() -> dict[str, Scenario]:
+    """Every ``SCENARIO`` defined by a module of this package, by name."""
+    import scenarios
+
+    found: dict[str, Scenario] = {}
+    for info in pkgutil.iter_modules(scenarios.__path__):
+        if info.name.startswith("_") or info.name in ("runner", "bench"):
+            continue
+        module = importlib.import_module(f"scenarios.{info.name}")
+        for scenario in [getattr(module, "SCENARIO", None), *getattr(module, "SCENARIOS", [])]:
+            if isinstance(scenario, Scenario):
+                found[scenario.name] = scenario
+    return dict(sorted(found.items()))
+
+
+def is_fake_target(client: httpx.Client) -> bool:
+    try:
+        response = client.get("/_fake/health")
+    except httpx.HTTPError:
+        return False
+    try:
+        return response.status_code == 200 and response.json().get("status") == "ok"
+    except ValueError:
+        return False
+
+
+def run_scenario(scenario: Scenario, client: httpx.Client, *, is_fake: bool | None = None,
+                 credentials: dict[str, str] | None = None) -> Report:
+    if is_fake is None:
+        is_fake = is_fake_target(client)
+    report = Report(scenario.name, str(client.base_url), "fake" if is_fake else "real")
+    run = Run(client, is_fake=is_fake, credentials=credentials, report=report)
+    try:
+        scenario.flow(run)
+    except ScenarioSkipped as exc:
+        report.status, report.message = "skipped", str(exc)
+    except ScenarioFailed as exc:
+        report.status, report.message = "failed", str(exc)
+    except Exception as exc:  # an error in the scenario or the transport is a failure, reported
+        report.status, report.message = "failed", repr(exc)
+    return report
