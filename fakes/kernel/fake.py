@@ -86,7 +86,19 @@ class Fake:
         return {"openapi": "3.0.3", "info": {"title": self.title or self.name, "version": "fake"}, "paths": {}}
 
     def demo_credentials(self) -> dict[str, str]:
+        """Ready-made credentials printed by `fakes serve` (may create state, e.g. a member)."""
         return {}
+
+    def auth_headers(self) -> dict[str, str]:
+        """Headers of a client with full access (creating what they need); used by the contract
+        tests (schemathesis) and the benchmark."""
+        return {}
+
+    def sample_request(self) -> tuple[str, str]:
+        """(method, path+query) of this service's heaviest common request, ready to succeed with
+        :meth:`auth_headers` (prepares state and moves the clock if it must); the benchmark's
+        request for this service."""
+        return ("GET", "/openapi.json")
 
     # -- the ASGI app ------------------------------------------------------------------------
     @property
