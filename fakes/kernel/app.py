@@ -16,8 +16,8 @@ from starlette.types import Message, Receive, Scope, Send
 
 from .clock import iso_ms
 from .errors import ControlError, ServiceError, control_error_body
-from .gateway import HOST_ROUTED
 from .faults import DroppedConnection, FaultRule
+from .gateway import HOST_ROUTED
 from .http import WARNINGS_KEY, json_response
 
 if TYPE_CHECKING:
@@ -74,9 +74,10 @@ class FakeApp:
         except ServiceError as err:
             await json_response(control_error_body(err), err.status, err.headers)(scope, receive, send)
         except HTTPException as exc:
-            err = ControlError(exc.status_code, f"no control operation {scope['method']} {path}",
-                               code="not_found" if exc.status_code == 404 else "method_not_allowed")
-            await json_response(control_error_body(err), err.status, dict(exc.headers or {}))(scope, receive, send)
+            refusal = ControlError(exc.status_code, f"no control operation {scope['method']} {path}",
+                                   code="not_found" if exc.status_code == 404 else "method_not_allowed")
+            await json_response(control_error_body(refusal), refusal.status,
+                                dict(exc.headers or {}))(scope, receive, send)
 
     # -- the service -------------------------------------------------------------------------
     async def _service(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
@@ -118,11 +119,11 @@ class FakeApp:
         except ServiceError as err:
             await self._render_service_error(scope, receive, send, err)
         except HTTPException as exc:
-            err = (ServiceError(405, f"method {scope['method']} is not allowed here", code="method_not_allowed",
-                                headers=dict(exc.headers or {}))
-                   if exc.status_code == 405 else
-                   ServiceError(exc.status_code, f"no such resource: {scope['path']}", code="not_found"))
-            await self._render_service_error(scope, receive, send, err)
+            refusal = (ServiceError(405, f"method {scope['method']} is not allowed here", code="method_not_allowed",
+                                    headers=dict(exc.headers or {}))
+                       if exc.status_code == 405 else
+                       ServiceError(exc.status_code, f"no such resource: {scope['path']}", code="not_found"))
+            await self._render_service_error(scope, receive, send, refusal)
         except DroppedConnection:
             raise
         except Exception as exc:  # the safety net: a fake must never answer with a traceback

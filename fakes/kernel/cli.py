@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--gateway", type=int, metavar="PORT", default=_int_env("FAKES_GATEWAY"),
                        help="single-port mode: every service on PORT, routed by /<service>/ prefix or Host")
     serve.add_argument("--seed", type=int, default=_int_env("FAKES_SEED") or 0, help="seed of all data (default 0)")
-    serve.add_argument("--clock", default=_env("FAKES_CLOCK", "real"), help="manual | real | scaled:FACTOR (default real)")
+    serve.add_argument("--clock", default=_env("FAKES_CLOCK", "real"),
+                       help="manual | real | scaled:FACTOR (default real)")
     serve.add_argument("--control-token", default=_env("FAKES_CONTROL_TOKEN"),
                        help="require Authorization: Bearer TOKEN on /_fake/ calls")
     serve.add_argument("--prefix", action="append", default=_list_env("FAKES_PREFIXES"), metavar="SVC=/path",

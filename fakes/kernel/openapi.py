@@ -15,7 +15,7 @@ _CLOCK = {
                    "mode": {"type": "string", "enum": ["manual", "real", "scaled"]}, "scale": {"type": "number"}},
     "required": ["now", "epoch_ms", "mode", "scale"],
 }
-_FAULT_IN = {
+_FAULT_IN: dict[str, Any] = {
     "type": "object",
     "properties": {
         "method": {"type": "string", "description": "HTTP method or * (default)"},

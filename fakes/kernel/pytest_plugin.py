@@ -58,7 +58,9 @@ def _marker_settings(request: pytest.FixtureRequest, service: str) -> dict[str, 
     return settings
 
 
-def _service_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+def service_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The (NAME_fake, NAME_url) fixtures of a service; a plugin adding its own fake assigns them
+    to module names of its conftest: ``notes_fake, notes_url = service_fixtures("notes")``."""
     stem = service.replace("-", "_")
 
     @pytest.fixture(name=f"{stem}_fake")
@@ -78,4 +80,4 @@ def _service_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., A
 
 for _service in registry.service_names():
     _stem = _service.replace("-", "_")
-    globals()[f"{_stem}_fake"], globals()[f"{_stem}_url"] = _service_fixtures(_service)
+    globals()[f"{_stem}_fake"], globals()[f"{_stem}_url"] = service_fixtures(_service)
