@@ -1,0 +1,102 @@
+"""API keys: tier, quota and calls used - data on the key, checked on every call.
+
+Tiers, from the seed and the real service's access levels: ``free`` (a yearly allowance, no
+filing types), ``standard`` (Level 1: adds ``/filing-types/``), ``level2`` (adds Markdown
+content) and ``enterprise`` (everything, custom quota). A quota counts calls per calendar year
+(UTC); a refused call (401, 403, 429, or any other error) does not count.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from fakes.kernel.errors import ServiceError
+
+TIERS = ("free", "standard", "level2", "enterprise")
+PLAN_LABELS = {"free": "Free", "standard": "Level 1", "level2": "Level 2", "enterprise": "Enterprise"}
+
+FILING_TYPES = "filing_types"
+MARKDOWN = "markdown"
+#: the lowest tier of each gated feature, with the real service's wording of the refusal
+GATES: dict[str, tuple[str, str]] = {
+    FILING_TYPES: ("standard", "Access to filing types requires **Standard Access** (Level 1) or higher."),
+    MARKDOWN: ("level2", "Access to full filing content in Markdown requires a **Level 2** Plan or higher."),
+}
+UNAUTHENTICATED = "Authentication credentials were not provided or are invalid."
+
+
+@dataclass(slots=True)
+class ApiKey:
+    key: str
+    tier: str
+    quota: int | None  # calls per calendar year; None = unlimited
+    created_ms: int
+    year: int  # the calendar year ``used`` counts
+    used: int = 0
+
+    def to_state(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> ApiKey:
+        key = cls(**state)
+        if key.tier not in TIERS:
+            raise ValueError(f"unknown tier {key.tier!r}")
+        return key
+
+    # -- rules ---------------------------------------------------------------------------------
+    def roll_over(self, now_ms: int) -> None:
+        """A new calendar year starts with a fresh allowance."""
+        year = year_of(now_ms)
+        if year != self.year:
+            self.year, self.used = year, 0
+
+    def remaining(self) -> int | None:
+        return None if self.quota is None else max(0, self.quota - self.used)
+
+    def require(self, feature: str) -> None:
+        lowest, wording = GATES[feature]
+        if TIERS.index(self.tier) < TIERS.index(lowest):
+            raise ServiceError(403, f"Your current plan ({PLAN_LABELS[self.tier]}) does not permit access. {wording}",
+                               code="permission_denied")
+
+    def require_quota(self, now_ms: int, burst_limit: str) -> None:
+        self.roll_over(now_ms)
+        if self.quota is None or self.used < self.quota:
+            return
+        resets = dt.date(self.year + 1, 1, 1)
+        reset_ms = int(dt.datetime(self.year + 1, 1, 1, tzinfo=dt.UTC).timestamp() * 1000)
+        wait_s = max(1, -((now_ms - reset_ms) // 1000))
+        raise ServiceError(
+            429, f"Request was throttled. Expected available in {wait_s} seconds.", code="quota_limit_exceeded",
+            headers={"Retry-After": str(wait_s), **self.headers(burst_limit)},
+            error="Too Many Requests", type="quota_limit_exceeded", scope="quota",
+            message=f"Your {PLAN_LABELS[self.tier]} plan's allowance of {self.quota} API calls a year is used up.",
+            resolution="Wait until the allowance resets or upgrade your plan.",
+            retry_after_seconds=wait_s, limit=self.quota, interval="annual", resets_on=resets.isoformat(),
+            upgrade_url="https://financialreports.eu/pricing/",
+        )
+
+    def count_call(self) -> None:
+        self.used += 1
+
+    def headers(self, burst_limit: str) -> dict[str, str]:
+        """The real service's rate-limit headers (its names; the allowance here is yearly)."""
+        remaining = self.remaining()
+        return {
+            "X-RateLimit-Burst-Limit": burst_limit,
+            "X-RateLimit-Monthly-Limit": "Unlimited" if self.quota is None else str(self.quota),
+            "X-RateLimit-Monthly-Remaining": "Unlimited" if remaining is None else str(remaining),
+            "X-RateLimit-Monthly-Unit": "requests",
+        }
+
+
+def year_of(epoch_ms: int) -> int:
+    return dt.datetime.fromtimestamp(epoch_ms / 1000, tz=dt.UTC).year
+
+
+def unauthenticated() -> ServiceError:
+    return ServiceError(401, UNAUTHENTICATED, code="not_authenticated",
+                        headers={"WWW-Authenticate": 'Api-Key realm="api"'})

@@ -1,0 +1,31 @@
+"""Settings of the filings fake; defaults are the seed's values (or the real service's where the
+seed is silent, noted per setting)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fakes.kernel.settings import FakeSettings
+
+
+@dataclass
+class FilingsSettings(FakeSettings):
+    scale: str = field(default="full", metadata={
+        "help": "catalogue size: full (about 33,500 companies and 14.8 million filings), small (220 "
+                "companies over all 44 markets, about 3,000 filings) or a number of companies"})
+    api_key_header: str = field(default="X-API-Key", metadata={
+        "help": "header carrying the API key (the official client's; Authorization: Bearer <key> also works)"})
+    default_page_size: int = field(default=50, metadata={"help": "page size when the request gives none"})
+    max_page_size: int = field(default=100, metadata={"help": "largest accepted page_size (more is a 400)"})
+    free_quota: int = field(default=100, metadata={"help": "calls a year of a free key (seed: 100)"})
+    standard_quota: int = field(default=0, metadata={"help": "calls a year of a standard key; 0 = unlimited"})
+    level2_quota: int = field(default=0, metadata={"help": "calls a year of a level2 key; 0 = unlimited"})
+    enterprise_quota: int = field(default=0, metadata={
+        "help": "default calls a year of an enterprise key (custom per key); 0 = unlimited"})
+    live_feed: bool = field(default=True, metadata={
+        "help": "keep releasing generated filings as the clock passes the catalogue's start instant "
+                "(2026-01-05T09:00Z); false freezes the catalogue at its documented size"})
+    processing_delay_s: int = field(default=900, metadata={
+        "help": "seconds from a filing reaching the platform until its Markdown is ready"})
+    burst_limit: str = field(default="50/second", metadata={
+        "help": "value of the X-RateLimit-Burst-Limit header (informational, not enforced)"})

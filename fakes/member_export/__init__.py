@@ -1,0 +1,107 @@
+"""Member data export fake: a LinkedIn DMA portability API lookalike (seed 000, part A).
+
+Consent starts archiving and the per-domain snapshot builds; snapshot pages end with a 404
+"No data found"; the changelog keeps 28 days of the member's actions, queried with an inclusive
+``startTime``. See notes/member_export.md for settings and control-plane bodies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.routing import BaseRoute
+
+from fakes.kernel.errors import ServiceError
+from fakes.kernel.fake import Fake
+
+from .contract import openapi_document
+from .control import control_routes
+from .domains import DOMAINS
+from .http import service_routes
+from .model import SERVICE_ERROR_GENERIC, MemberExportModel
+from .settings import MemberExportSettings
+
+__all__ = ["MemberExportFake", "MemberExportModel", "MemberExportSettings"]
+
+
+class MemberExportFake(Fake):
+    name = "member-export"
+    title = "Member data export API"
+    default_port = 8701
+    settings_class = MemberExportSettings
+
+    settings: MemberExportSettings
+    model: MemberExportModel
+    _auth_for: MemberExportModel | None = None
+    _auth_headers: dict[str, str]
+
+    # -- kernel hooks -------------------------------------------------------------------------
+    def create_model(self) -> MemberExportModel:
+        return MemberExportModel(self.clock, self.settings, self.seed)
+
+    def routes(self) -> list[BaseRoute]:
+        return service_routes(self)
+
+    def control_routes(self) -> list[BaseRoute]:
+        return control_routes(self)
+
+    def error_body(self, err: ServiceError) -> dict[str, Any]:
+        """``{"status", "serviceErrorCode", "code"?, "message"}``, the service's own error shape."""
+        body: dict[str, Any] = {
+            "status": err.status,
+            "serviceErrorCode": err.extra.get("service_error_code", SERVICE_ERROR_GENERIC),
+        }
+        if err.code:
+            body["code"] = err.code.upper()  # kernel codes (not_found, ...) in the service's spelling
+        body["message"] = err.message
+        return body
+
+    def openapi_document(self) -> dict[str, Any]:
+        return openapi_document(self.settings, self.title)
+
+    def demo_credentials(self) -> dict[str, str]:
+        """One EU member who has consented and whose domains are all built already."""
+        member_id, token = self._ready_member()
+        return {
+            "member_id": member_id,
+            "access_token": token,
+            "headers": f"Authorization: Bearer {token}; "
+                       f"{self.settings.version_header}: {self.settings.accepted_version}",
+        }
+
+    def auth_headers(self) -> dict[str, str]:
+        """Headers of a ready member's client, made once per model (reset/import replace it)."""
+        if self._auth_for is not self.model:
+            _, token = self._ready_member()
+            self._auth_headers = {"Authorization": f"Bearer {token}",
+                                  self.settings.version_header: self.settings.accepted_version}
+            self._auth_for = self.model
+        return dict(self._auth_headers)
+
+    def sample_request(self) -> tuple[str, str]:
+        self.auth_headers()
+        return ("GET", "/rest/memberSnapshotData?q=criteria&domain=INBOX&start=0")
+
+    def _ready_member(self) -> tuple[str, str]:
+        created = self.create_member(name="Erika Mustermann", region="DE", build_times=dict.fromkeys(DOMAINS, 0))
+        return created["id"], self.consent(created["id"])["access_token"]
+
+    # -- control plane as Python --------------------------------------------------------------
+    def create_member(self, *, region: Any = None, name: Any = None, sizes: Any = None,
+                      build_times: Any = None) -> dict[str, Any]:
+        """A member with a token; ``sizes``/``build_times`` map domains to counts/seconds."""
+        return self.model.create_member(region=region, name=name, sizes=sizes, build_times=build_times)
+
+    def member_info(self, member_id: str) -> dict[str, Any]:
+        return self.model.member_info(member_id)
+
+    def consent(self, member_id: str, *, expires_in: Any = None) -> dict[str, Any]:
+        """Consent (idempotent for archiving) plus a new token, as re-consenting does for real."""
+        return self.model.consent(member_id, expires_in=expires_in)
+
+    def act(self, member_id: str, action: Any, /, **details: Any) -> dict[str, Any]:
+        """The member acts now: ``send_message``, ``receive_message``, ``comment``, ``react``, ..."""
+        return self.model.act(member_id, action, details)
+
+    def issue_token(self, member_id: str, *, expires_in: Any = None, scope: Any = None) -> dict[str, Any]:
+        return self.model.issue_token(member_id, expires_in=expires_in, scope=scope)

@@ -1,0 +1,81 @@
+"""The service's additions to the control plane (paths relative to ``/_fake``).
+
+Each route only parses JSON and calls the fake's Python method of the same meaning, so the two
+faces cannot drift apart. Errors use the kernel's control shape ``{"error", "message"}``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from fakes.kernel.errors import ControlError
+from fakes.kernel.http import json_response
+
+if TYPE_CHECKING:
+    from . import MemberExportFake
+
+MEMBER_FIELDS = frozenset({"region", "name", "sizes", "build_times"})
+CONSENT_FIELDS = frozenset({"expires_in"})
+TOKEN_FIELDS = frozenset({"member_id", "expires_in", "scope"})
+
+
+async def json_object(request: Request) -> dict[str, Any]:
+    """The body as a JSON object; no body at all means ``{}`` (whitespace is not JSON)."""
+    raw = await request.body()
+    if not raw:
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError as exc:  # UnicodeDecodeError included
+        raise ControlError(400, f"request body is not valid JSON: {exc}", code="invalid_json") from None
+    if not isinstance(body, dict):
+        raise ControlError(400, "request body must be a JSON object", code="invalid_json")
+    return body
+
+
+async def body_with(request: Request, allowed: frozenset[str]) -> dict[str, Any]:
+    """The JSON object body; unknown fields are refused so that a typo does not go unnoticed."""
+    body = await json_object(request)
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise ControlError(400, f"unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}",
+                           code="unknown_field")
+    return body
+
+
+def control_routes(fake: MemberExportFake) -> list[BaseRoute]:
+    async def create_member(request: Request) -> Response:
+        body = await body_with(request, MEMBER_FIELDS)
+        return json_response(fake.create_member(**body), 201)
+
+    async def member(request: Request) -> Response:
+        return json_response(fake.member_info(request.path_params["member_id"]))
+
+    async def consent(request: Request) -> Response:
+        body = await body_with(request, CONSENT_FIELDS)
+        return json_response(fake.consent(request.path_params["member_id"], **body))
+
+    async def act(request: Request) -> Response:
+        details = await json_object(request)
+        action = details.pop("action", None)
+        return json_response(fake.act(request.path_params["member_id"], action, **details), 201)
+
+    async def issue_token(request: Request) -> Response:
+        body = await body_with(request, TOKEN_FIELDS)
+        if "member_id" not in body:
+            raise ControlError(400, "'member_id' is required", code="invalid_token")
+        member_id = body.pop("member_id")
+        return json_response(fake.issue_token(member_id, **body), 201)
+
+    return [
+        Route("/members", create_member, methods=["POST"]),
+        Route("/members/{member_id}", member, methods=["GET"]),
+        Route("/members/{member_id}/consent", consent, methods=["POST"]),
+        Route("/members/{member_id}/actions", act, methods=["POST"]),
+        Route("/tokens", issue_token, methods=["POST"]),
+    ]

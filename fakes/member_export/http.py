@@ -1,0 +1,154 @@
+"""The public API: parse the request, ask the model, answer Rest.li-shaped JSON.
+
+Checks run in the real service's order as far as it is observable: version header (426), then
+the token (401/403), then the parameters (400), then the data (404).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from fakes.kernel.errors import ServiceError
+from fakes.kernel.http import bearer_token, json_response, warn
+
+from .model import SERVICE_ERROR_GENERIC, Member, MemberExportModel, SnapshotPage, bad_request
+
+if TYPE_CHECKING:
+    from . import MemberExportFake
+
+SNAPSHOT_PATH = "/rest/memberSnapshotData"
+CHANGELOG_PATH = "/rest/memberChangeLogs"
+AUTHORIZATION_PATH = "/rest/memberAuthorizations"
+INTEGER = re.compile(r"-?[0-9]{1,40}")
+MAX_START = 2**31 - 1       # Rest.li paging parameters are int32
+MAX_EPOCH_MS = 2**63 - 1    # timestamps are int64
+AUTHORIZATION_PAGE_COUNT = 10  # Rest.li finder default, as in a public capture
+
+
+def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
+    def caller(request: Request) -> tuple[MemberExportModel, Member]:
+        """The current model and the calling member, after the version and token checks."""
+        check_version(request, fake.settings.version_header, fake.settings.accepted_version)
+        model: MemberExportModel = fake.model  # read per request: reset/import replace it
+        return model, model.authenticate(bearer_token(request))
+
+    async def snapshot(request: Request) -> Response:
+        model, member = caller(request)
+        check_query(request, ("q", "domain", "start"))
+        require_finder(request, "criteria")
+        domain = request.query_params.get("domain")  # absent: all domains; empty: an unknown domain
+        start = integer_param(request, "start", MAX_START)
+        warnings: list[str] = []
+        try:
+            page = model.snapshot(member, domain, 0 if start is None else start, warnings)
+        finally:
+            for text in warnings:
+                warn(request, text)
+        return json_response(snapshot_body(page, domain, fake.prefix))
+
+    async def changelog(request: Request) -> Response:
+        model, member = caller(request)
+        check_query(request, ("q", "startTime", "count"))
+        require_finder(request, "memberAndApplication")
+        start_time = integer_param(request, "startTime", MAX_EPOCH_MS)
+        count = integer_param(request, "count", MAX_START)
+        warnings: list[str] = []
+        try:
+            events = model.changelog(member, start_time, count, warnings)
+        finally:
+            for text in warnings:
+                warn(request, text)
+        used = fake.settings.changelog_default_count if count is None else count
+        return json_response({"elements": events, "paging": {"start": 0, "count": used, "links": []}})
+
+    async def authorizations(request: Request) -> Response:
+        model, member = caller(request)
+        if request.method == "POST":
+            check_query(request, ())
+            await read_empty_object(request)
+            model.start_archiving(member)
+            return Response(status_code=201)
+        check_query(request, ("q",))
+        require_finder(request, "memberAndApplication")
+        record = model.authorization(member)
+        return json_response({
+            "elements": [record] if record else [],
+            "paging": {"start": 0, "count": AUTHORIZATION_PAGE_COUNT, "links": []},
+        })
+
+    return [
+        Route(SNAPSHOT_PATH, snapshot, methods=["GET"]),
+        Route(CHANGELOG_PATH, changelog, methods=["GET"]),
+        Route(AUTHORIZATION_PATH, authorizations, methods=["GET", "POST"]),
+    ]
+
+
+async def read_empty_object(request: Request) -> None:
+    """The authorization POST takes ``{}`` (an absent body is tolerated; whitespace is not JSON)."""
+    raw = await request.body()
+    if not raw:
+        return
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise bad_request("The request body must be an empty JSON object: {}")
+
+
+def check_version(request: Request, header: str, accepted: str) -> None:
+    sent = request.headers.get(header)
+    if sent is None:
+        warn(request, f"request without the {header} header (every call must carry {header}: {accepted})")
+        raise ServiceError(426, f"A version must be present. Please specify a version by adding the {header} "
+                                "header.", code="NONEXISTENT_VERSION", service_error_code=SERVICE_ERROR_GENERIC)
+    if sent != accepted:
+        raise ServiceError(426, f"Requested version {sent} is not active", code="NONEXISTENT_VERSION",
+                           service_error_code=SERVICE_ERROR_GENERIC)
+
+
+def check_query(request: Request, allowed: tuple[str, ...]) -> None:
+    """Unknown or repeated query parameters are refused, as the real gateway refuses them."""
+    names = [name for name, _ in request.query_params.multi_items()]
+    unknown = sorted({name for name in names if name not in allowed})
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if unknown or repeated:
+        problem = f"unknown {', '.join(unknown)}" if unknown else f"repeated {', '.join(repeated)}"
+        raise bad_request(f"Invalid query parameters passed to request ({problem}; this resource takes "
+                          f"{', '.join(allowed) or 'none'})")
+
+
+def integer_param(request: Request, name: str, maximum: int) -> int | None:
+    """A decimal integer query parameter (strict: no blanks, no '+', no digit groups)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if not INTEGER.fullmatch(raw) or int(raw) > maximum:
+        raise bad_request(f"Invalid value {raw!r} for query parameter '{name}': an integer up to {maximum} "
+                          "is required")
+    return int(raw)
+
+
+def require_finder(request: Request, finder: str) -> None:
+    sent = request.query_params.get("q")
+    if sent != finder:
+        raise bad_request(f"Invalid finder q={sent!r}: this resource supports only q={finder}")
+
+
+def snapshot_body(page: SnapshotPage, domain: str | None, prefix: str) -> dict[str, Any]:
+    def link(rel: str, start: int) -> dict[str, str]:
+        query = f"q=criteria&start={start}" + (f"&domain={domain}" if domain else "")
+        return {"type": "application/json", "rel": rel, "href": f"{prefix}{SNAPSHOT_PATH}?{query}"}
+
+    # "next" is on every page, the last one too: only the 404 ends paging (documented rule 1).
+    links = ([link("prev", page.start - 1)] if page.has_previous else []) + [link("next", page.start + 1)]
+    return {
+        "paging": {"start": page.start, "count": page.page_size, "links": links, "total": page.total},
+        "elements": [{"snapshotDomain": page.domain, "snapshotData": page.records}],
+    }

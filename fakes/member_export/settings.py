@@ -1,0 +1,58 @@
+"""Settings of the member data export fake; defaults are the seed's values.
+
+Where the real LinkedIn DMA API differs from the seed (header name, token lifetime) the seed's
+value is the default and the real one is a setting away (``version_header="LinkedIn-Version"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fakes.kernel.settings import FakeSettings
+
+#: EU member states, the other EEA countries and Switzerland (ISO 3166-1 alpha-2).
+ELIGIBLE_REGIONS = [
+    "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV",
+    "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",  # EU
+    "IS", "LI", "NO",  # rest of the EEA
+    "CH",
+]
+
+
+@dataclass
+class MemberExportSettings(FakeSettings):
+    version_header: str = field(default="Service-Version", metadata={
+        "help": "name of the required version header (the real API uses LinkedIn-Version)"})
+    accepted_version: str = field(default="202312", metadata={
+        "help": "the single accepted value of the version header; anything else is 426"})
+    token_lifetime_s: int = field(default=31_536_000, metadata={
+        "help": "expires_in of issued access tokens (seed: about one year; no refresh token)"})
+    scope: str = field(default="r_dma_portability_self_serve", metadata={
+        "help": "OAuth scope a token needs for the portability endpoints"})
+    eligible_regions: list[str] = field(default_factory=lambda: list(ELIGIBLE_REGIONS), metadata={
+        "help": "profile locations whose members may use the API (EU/EEA + CH)"})
+    default_region: str = field(default="DE", metadata={"help": "region of members created without one"})
+    page_size: int = field(default=10, metadata={
+        "help": "records per snapshot page (echoed as paging.count)"})
+    build_times: dict[str, int] = field(default_factory=dict, metadata={
+        "help": "seconds from consent until a domain is available, per domain; overrides the built-in "
+                "defaults (per-member build_times override these)"})
+    sizes: dict[str, int] = field(default_factory=dict, metadata={
+        "help": "records per domain for new members; overrides the seeded default sizes"})
+    invitation_history_days: int = field(default=183, metadata={
+        "help": "INVITATIONS keeps only this many days (seed: last 6 months)"})
+    changelog_retention_days: int = field(default=28, metadata={
+        "help": "changelog events are kept, and startTime may look back, this many days"})
+    changelog_max_count: int = field(default=50, metadata={"help": "largest accepted changelog count"})
+    changelog_default_count: int = field(default=10, metadata={
+        "help": "count used when the request gives none (the documented recommendation)"})
+    changelog_time_field: str = field(default="processedAt", metadata={
+        "help": "event timestamp that startTime filters, orders and retains on: processedAt (the "
+                "documented cursor never loses a late event) or capturedAt"})
+    processing_delay_s: int = field(default=5, metadata={
+        "help": "seconds between a member's own action and its changelog event becoming visible"})
+    reply_delay_s: int = field(default=7_200, metadata={
+        "help": "seconds until a received message shows in the changelog (seed: within hours)"})
+    poll_interval_s: int = field(default=3_600, metadata={
+        "help": "documented changelog polling cadence; faster polls get a journal warning"})
+    locale: str = field(default="en_US", metadata={"help": "faker locale of the generated data"})

@@ -1,0 +1,250 @@
+"""docker/Dockerfile, proven without Docker: parsed and checked against the CLI, its package built
+as its builder stage builds it, and its exact entry command run here with its environment."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import signal
+from pathlib import Path
+
+import pytest
+
+from fakes import registry
+from fakes.kernel.control import control_routes
+
+from . import dockerfile
+from .conftest import (
+    GATEWAY_PORT,
+    IMAGE_VENV,
+    ROOT,
+    cli_environment_variables,
+    entry_command,
+    local_run_env,
+    localize,
+    parse_serve,
+    served_ports,
+    setting_variable,
+)
+from .context import context_files
+from .serving import (
+    fixed_ports,
+    free_port,
+    free_port_block,
+    health,
+    parse_banner,
+    require_all_services,
+    run,
+    running,
+)
+
+PYTHON_BASE = "python:3.11-slim"
+COMPILERS = re.compile(r"\b(gcc|g\+\+|cc|clang|build-essential|make|cmake|rustc|cargo|python3?-dev)\b")
+
+
+# -- static: stages ------------------------------------------------------------------------------
+def test_stages_are_python_slim_and_the_builder_builds_wheels(image: dockerfile.Dockerfile) -> None:
+    assert len(image.stages) >= 2, "a builder stage and a final stage"
+    for stage in image.stages:
+        assert stage.base == PYTHON_BASE, f"stage {stage.name or stage.index} is based on {stage.base}"
+    builder = image.stages[0]
+    runs = " && ".join(i.args for i in builder.all("RUN"))
+    assert re.search(r"\bpip wheel\b.* \.(\s|$)", runs), "the builder builds wheels from the project's metadata"
+    assert f"-m venv --without-pip {IMAGE_VENV}" in runs
+    assert re.search(rf"pip --python {IMAGE_VENV}/bin/python install --no-index --find-links /wheels contract-fakes",
+                     runs), "the venv gets the project (and its dependencies) from the built wheels only"
+
+
+def test_final_stage_has_no_compilers_and_no_source_tree(image: dockerfile.Dockerfile) -> None:
+    final = image.final
+    assert final.name is None or final.name != image.stages[0].name
+    for instruction in final.all("RUN"):
+        assert not COMPILERS.search(instruction.args), f"line {instruction.line} installs a compiler"
+        assert "pip install" not in instruction.args, "the final stage only copies the finished venv"
+    copies = final.copies()
+    from_builder = [(sources, dest) for flags, sources, dest in copies if flags.get("from") == image.stages[0].name]
+    assert from_builder == [([IMAGE_VENV], IMAGE_VENV)], "only the venv comes from the builder"
+    for flags, sources, _ in copies:
+        if "from" not in flags:
+            assert sources == ["docker/healthcheck.py"], f"the final stage copies {sources} from the context"
+
+
+def test_final_stage_runs_as_a_non_root_user(image: dockerfile.Dockerfile) -> None:
+    user = image.final.last("USER")
+    assert user is not None, "no USER: the container would run as root"
+    name, _, group = user.args.partition(":")
+    assert name not in ("root", "0") and group not in ("root", "0")
+    assert f"--uid {name}" in " ".join(i.args for i in image.final.all("RUN")), "the user is created in the image"
+
+
+# -- static: entry command and environment -------------------------------------------------------
+def test_entry_command_is_fakes_serve_in_exec_form_with_valid_flags(image: dockerfile.Dockerfile,
+                                                                    image_env: dict[str, str]) -> None:
+    command = entry_command(image)
+    assert command[:2] == ["fakes", "serve"], command
+    args = parse_serve(command[1:], image_env)  # fails the test on a flag the CLI does not know
+    assert args.host == "0.0.0.0", "inside a container the fakes must listen on every interface"
+    assert args.gateway is None, "the default is one port per service"
+    assert image_env["PATH"].split(":")[0] == f"{IMAGE_VENV}/bin", "`fakes` is the venv's console script"
+
+
+def test_environment_variables_are_ones_the_cli_reads(image_env: dict[str, str]) -> None:
+    declared = {name for name in image_env if name.startswith("FAKES_")}
+    known = cli_environment_variables()
+    assert known, "found no FAKES_* variables in fakes/kernel/cli.py"
+    unknown = {name for name in declared - known if setting_variable(name) is None}
+    assert not unknown, f"the image sets variables that `fakes serve` does not read: {sorted(unknown)}"
+    assert known <= declared, f"document every serve variable in the image's ENV: missing {sorted(known - declared)}"
+
+
+def test_exposed_ports_are_exactly_the_ports_fakes_serve_uses(image: dockerfile.Dockerfile,
+                                                              image_env: dict[str, str]) -> None:
+    require_all_services()
+    exposed = image.final.exposed_ports()
+    assert len(exposed) == len(set(exposed)), f"EXPOSE lists a port twice: {exposed}"
+    per_service = served_ports(entry_command(image)[1:], image_env)
+    gateway = served_ports(entry_command(image)[1:], {**image_env, "FAKES_GATEWAY": str(GATEWAY_PORT)})
+    expected = set(per_service) | set(gateway)
+    assert set(exposed) == expected, (
+        f"EXPOSE {sorted(exposed)} but `fakes serve` uses {per_service} (+ gateway {GATEWAY_PORT}); "
+        "a new service needs its port in docker/Dockerfile and docker/compose.yaml")
+
+
+def test_healthcheck_runs_the_copied_script_on_a_control_route(image: dockerfile.Dockerfile) -> None:
+    found = image.final.healthcheck()
+    assert found is not None, "the final stage has no HEALTHCHECK"
+    options, command = found
+    assert set(options) <= {"interval", "timeout", "start-period", "retries", "start-interval"}
+    for name in ("interval", "timeout", "start-period"):
+        assert re.fullmatch(r"\d+(ms|s|m)", options[name]), (name, options[name])
+    assert command[0] == "python", "slim images have no curl: python probes"
+    copied = {dest: sources[0] for flags, sources, dest in image.final.copies() if "from" not in flags}
+    script = ROOT / copied[command[1]]
+    spec = importlib.util.spec_from_file_location("fakes_image_healthcheck", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel_paths = {route.path for route in control_routes(None)}  # type: ignore[arg-type]
+    assert module.HEALTH_PATH in kernel_paths, f"{module.HEALTH_PATH} is not a control route"
+
+
+# -- the package as the builder builds it --------------------------------------------------------
+def test_build_context_holds_the_package_and_nothing_else() -> None:
+    files = context_files(ROOT)
+    assert "pyproject.toml" in files
+    assert "docker/healthcheck.py" in files
+    for package in ("fakes", "scenarios"):
+        assert f"{package}/__init__.py" in files
+    stray = [f for f in files if not f.startswith(("fakes/", "scenarios/"))
+             and f not in ("pyproject.toml", "README.md", "LICENSE", "docker/healthcheck.py")]
+    assert not stray, f"the build context also sends {stray}"
+    assert not [f for f in files if "__pycache__" in f or f.startswith("tests/")]
+
+
+def test_wheel_contains_every_file_of_the_packages(image_site: Path) -> None:
+    sources = {f for f in context_files(ROOT) if f.startswith(("fakes/", "scenarios/"))}
+    packaged = {str(p.relative_to(image_site)) for p in image_site.rglob("*") if p.is_file()}
+    missing = sorted(sources - packaged)
+    assert not missing, f"the wheel (hence the image) lacks {missing}: declare them as package data"
+    (dist_info,) = image_site.glob("contract_fakes-*.dist-info")
+    entry_points = (dist_info / "entry_points.txt").read_text()
+    assert re.search(r"^fakes = fakes\.kernel\.cli:main$", entry_points, re.M), entry_points
+    requires = re.findall(r"^Requires-Dist: ([\w.-]+)", (dist_info / "METADATA").read_text(), re.M)
+    assert {"starlette", "uvicorn"} <= {r.lower() for r in requires}, "dependencies come from pyproject.toml"
+
+
+def test_wheel_is_what_the_local_runs_import(image: dockerfile.Dockerfile, image_env: dict[str, str],
+                                             image_site: Path, image_workdir: Path) -> None:
+    env = local_run_env(image_env, image_site)
+    result = run([localize(["python"], image, env)[0], "-c", "import fakes.kernel.cli as c; print(c.__file__)"], env,
+                 cwd=image_workdir)
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).is_relative_to(image_site), result.stdout
+
+
+# -- the exact entry command, run here -----------------------------------------------------------
+def listening_addresses(port: int) -> set[str]:
+    """Local IPv4 addresses with a socket listening on ``port`` (from /proc/net/tcp)."""
+    try:
+        table = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        pytest.skip("no /proc/net/tcp on this system")
+    found = set()
+    for row in table:
+        local, state = row.split()[1], row.split()[3]
+        address, _, hex_port = local.partition(":")
+        if state == "0A" and int(hex_port, 16) == port:
+            found.add(".".join(str(b) for b in reversed(bytes.fromhex(address))))
+    return found
+
+
+def test_entry_command_serves_every_port_passes_its_healthcheck_and_stops_on_sigterm(
+        image: dockerfile.Dockerfile, image_env: dict[str, str], image_site: Path, image_workdir: Path) -> None:
+    names = require_all_services()
+    command = entry_command(image)
+    ports = served_ports(command[1:], image_env)
+    assert list(ports.values()) == names
+    env = local_run_env(image_env, image_site)
+    health_urls = {f"http://127.0.0.1:{port}/_fake/health": name for port, name in ports.items()}
+    _, healthcheck = image.final.healthcheck() or ({}, [])
+
+    with fixed_ports(list(ports)), running(localize(command, image, env), env, image_workdir) as server:
+        server.wait_until_up(list(health_urls))
+        for url, name in health_urls.items():
+            assert health(url) == {"service": name, "status": "ok"}
+        for port in ports:
+            assert listening_addresses(port) == {"0.0.0.0"}, f"port {port} is not bound to 0.0.0.0"
+
+        banner = parse_banner(server.wait_banner())
+        assert list(banner) == names
+        assert [int(b["url"].rsplit(":", 1)[1]) for b in banner.values()] == list(ports)
+
+        result = run(localize(healthcheck, image, env), env, cwd=image_workdir)
+        assert result.returncode == 0, f"HEALTHCHECK failed:\n{result.stdout}{result.stderr}"
+        probed = re.findall(r"^ok (\S+)$", result.stdout, re.M)
+        assert sorted(probed) == sorted(health_urls), result.stdout
+
+        code, seconds = server.terminate(signal.SIGTERM)
+        assert code == 0, f"exit status {code} after SIGTERM:\n{server.describe()}"
+        assert seconds < 5
+        assert "Traceback" not in server.stderr, server.stderr
+
+    result = run(localize(healthcheck, image, env), env, cwd=image_workdir)
+    assert result.returncode == 1, "the HEALTHCHECK passes with nothing listening"
+    assert "unhealthy" in result.stdout
+
+
+def test_healthcheck_follows_the_environment(image: dockerfile.Dockerfile, image_env: dict[str, str],
+                                             image_site: Path, image_workdir: Path) -> None:
+    """FAKES_ONLY / FAKES_PORT / FAKES_GATEWAY move the ports that the probe checks."""
+    names = require_all_services()
+    _, healthcheck = image.final.healthcheck() or ({}, [])
+    base = local_run_env(image_env, image_site)
+    script = localize(healthcheck, image, base)
+    first, gateway = free_port_block(len(names)), free_port()
+    checks = {
+        "FAKES_ONLY": ({"FAKES_ONLY": names[-1]}, [registry.fake_class(names[-1]).default_port]),
+        "FAKES_PORT": ({"FAKES_PORT": str(first)}, [first + i for i in range(len(names))]),
+        "FAKES_GATEWAY": ({"FAKES_GATEWAY": str(gateway), "FAKES_PORT": str(first)}, [gateway]),
+    }
+    for what, (extra, expected_ports) in checks.items():
+        result = run(script, {**base, **extra}, cwd=image_workdir)
+        probed = re.findall(r"^(?:ok|unhealthy) http://127\.0\.0\.1:(\d+)/_fake/health\b", result.stdout, re.M)
+        assert [int(p) for p in probed] == expected_ports, (what, result.stdout, result.stderr)
+    bad = run(script, {**base, "FAKES_ONLY": "no-such-service"}, cwd=image_workdir)
+    assert bad.returncode == 1 and "unhealthy" in bad.stdout, bad.stdout + bad.stderr
+
+
+def test_healthcheck_sends_the_control_token(image: dockerfile.Dockerfile, image_env: dict[str, str],
+                                             image_site: Path, image_workdir: Path) -> None:
+    names = require_all_services()
+    port = free_port()
+    _, healthcheck = image.final.healthcheck() or ({}, [])
+    env = local_run_env({**image_env, "FAKES_ONLY": names[0], "FAKES_PORT": str(port), "FAKES_HOST": "127.0.0.1",
+                         "FAKES_CONTROL_TOKEN": "s3cret"}, image_site)
+    with running(localize(entry_command(image), image, env), env, image_workdir) as server:
+        server.wait_until_up([f"http://127.0.0.1:{port}/_fake/health"])
+        assert run(localize(healthcheck, image, env), env, cwd=image_workdir).returncode == 0
+        wrong = run(localize(healthcheck, image, env), {**env, "FAKES_CONTROL_TOKEN": "wrong"}, cwd=image_workdir)
+        assert wrong.returncode == 1 and "HTTP 401" in wrong.stdout, wrong.stdout
+        assert server.terminate()[0] == 0

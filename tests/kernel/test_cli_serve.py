@@ -1,0 +1,159 @@
+"""`fakes serve` as a user runs it: a subprocess on free ports, stopped by a signal.
+
+Written over the registry: every registered service that imports is served (a service still
+being written is left out with --only until it imports).
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+from collections.abc import Sequence
+
+import pytest
+
+from fakes import registry
+from fakes.kernel.fake import Fake
+from tests.docker.serving import (
+    clean_env,
+    fakes_command,
+    free_port,
+    free_port_block,
+    get,
+    health,
+    parse_banner,
+    ready_services,
+    run,
+    running,
+)
+
+
+def serve(*flags: str) -> list[str]:
+    return [fakes_command(), "serve", *flags]
+
+
+def only(names: Sequence[str]) -> list[str]:
+    return ["--only", ",".join(names)] if names != registry.service_names() else []
+
+
+def has_credentials(name: str) -> bool:
+    return registry.fake_class(name).demo_credentials is not Fake.demo_credentials
+
+
+def test_serve_prints_each_service_url_and_credentials_and_stops_on_ctrl_c() -> None:
+    names = ready_services()
+    first = free_port_block(len(names))
+    with running(serve(*only(names), "--port", str(first), "--seed", "3"), clean_env()) as server:
+        text = server.wait_banner()
+        assert text.splitlines()[0] == "contract-fakes: seed 3, clock real"
+        banner = parse_banner(text)
+        assert list(banner) == names
+        for offset, (name, shown) in enumerate(banner.items()):
+            assert shown["url"] == f"http://127.0.0.1:{first + offset}"
+            assert shown["control"] == f"{shown['url']}/_fake/health"
+            if has_credentials(name):
+                assert shown["credentials"], f"{name} prints no demo credentials"
+                assert all(shown["credentials"].values())
+        server.wait_until_up([b["control"] for b in banner.values()])
+        for name, shown in banner.items():
+            assert health(shown["control"]) == {"service": name, "status": "ok"}
+        code, seconds = server.terminate(signal.SIGINT)  # Ctrl-C
+        assert code == 0 and seconds < 5, server.describe()
+        assert "Traceback" not in server.stderr
+
+
+def test_serve_takes_every_setting_from_the_environment() -> None:
+    name = ready_services()[0]
+    port = free_port()
+    env = clean_env({"FAKES_ONLY": name, "FAKES_PORT": str(port), "FAKES_SEED": "5", "FAKES_CLOCK": "scaled:60",
+                     "FAKES_CONTROL_TOKEN": "s3cret", "FAKES_PREFIXES": f"{name}=/mounted",
+                     "FAKES_JOURNAL_SIZE": "7", "FAKES_HOST": "127.0.0.1"})
+    with running(serve(), env) as server:
+        text = server.wait_banner()
+        assert text.splitlines()[0] == "contract-fakes: seed 5, clock scaled:60, control token required"
+        assert parse_banner(text)[name]["url"] == f"http://127.0.0.1:{port}/mounted"
+        base = f"http://127.0.0.1:{port}"
+        server.wait_until_up([f"{base}/_fake/health"])
+        assert get(f"{base}/_fake/health").status_code == 401
+        token = {"Authorization": "Bearer s3cret"}
+        assert health(f"{base}/mounted/_fake/health", headers=token)["service"] == name
+        clock = health(f"{base}/_fake/clock", headers=token)
+        assert (clock["mode"], clock["scale"]) == ("scaled", 60.0)
+        assert health(f"{base}/_fake/state", headers=token)["seed"] == 5
+        assert health(f"{base}/_fake/journal", headers=token)["size"] == 7
+        assert get(f"{base}/mounted/openapi.json").status_code == 200
+        assert server.terminate()[0] == 0
+
+
+def test_a_flag_wins_over_its_environment_variable() -> None:
+    name = ready_services()[0]
+    port = free_port()
+    env = clean_env({"FAKES_ONLY": name, "FAKES_SEED": "5", "FAKES_PORT": "1"})
+    with running(serve("--seed", "9", "--port", str(port)), env) as server:
+        assert server.wait_banner().splitlines()[0] == "contract-fakes: seed 9, clock real"
+        server.wait_until_up([f"http://127.0.0.1:{port}/_fake/health"])
+        assert server.terminate()[0] == 0
+
+
+def test_gateway_routes_by_path_prefix_and_by_host_header() -> None:
+    names = ready_services()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with running(serve(*only(names), "--gateway", str(port)), clean_env()) as server:
+        banner = parse_banner(server.wait_banner())
+        assert {name: shown["url"] for name, shown in banner.items()} == {name: f"{base}/{name}" for name in names}
+        server.wait_until_up([f"{base}/_fake/health"])
+
+        for name in names:
+            assert health(f"{base}/{name}/_fake/health")["service"] == name  # by path prefix
+            document = health(f"{base}/{name}/openapi.json")
+            assert "openapi" in document and "paths" in document
+            for host in (name, f"{name}:{port}", f"{name}.localhost:{port}"):  # by Host header
+                assert health(f"{base}/_fake/health", headers={"Host": host})["service"] == name
+            assert get(f"{base}/openapi.json", headers={"Host": f"{name}.localhost"}).status_code == 200
+
+        root = health(f"{base}/")
+        assert root["service"] == "gateway"
+        assert root["services"] == {name: f"/{name}" for name in names}
+        assert health(f"{base}/_fake/health")["service"] == "gateway"  # the image's healthcheck in gateway mode
+        missing = get(f"{base}/no-such-service/x")
+        assert missing.status_code == 404
+        assert set(missing.json()["services"]) == set(names)
+
+        code, seconds = server.terminate()
+        assert code == 0 and seconds < 5, server.describe()
+
+
+@pytest.mark.parametrize("mode", ["--port", "--gateway"])
+def test_a_busy_port_is_a_clear_error(mode: str) -> None:
+    name = ready_services()[0]
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = run(serve("--only", name, mode, str(port)), clean_env())
+    assert result.returncode == 2, result
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1, "one line, no traceback"
+
+
+@pytest.mark.parametrize(("argv", "env", "message"), [
+    (["serve", "--no-such-flag"], {}, "unrecognized arguments: --no-such-flag"),
+    (["serve", "--seed", "abc"], {}, "invalid int value: 'abc'"),
+    (["serve", "--port"], {}, "expected one argument"),
+    (["serve", "--clock", "sideways"], {}, "unknown clock spec 'sideways'"),
+    (["serve"], {"FAKES_CLOCK": "scaled:0"}, "factor > 0"),
+    (["serve", "--only", "no-such-service"], {}, "unknown service 'no-such-service'"),
+    (["serve"], {"FAKES_ONLY": "no-such-service"}, "unknown service 'no-such-service'"),
+    (["serve", "--set", "oops"], {}, "--set takes SERVICE.KEY=VALUE"),
+    (["serve", "--prefix", "nopath"], {}, "--prefix takes SERVICE=/path"),
+    (["no-such-command"], {}, "invalid choice: 'no-such-command'"),
+], ids=["unknown-flag", "bad-seed", "missing-value", "bad-clock", "bad-clock-env", "unknown-service",
+        "unknown-service-env", "bad-set", "bad-prefix", "unknown-command"])
+def test_bad_flags_and_variables_exit_non_zero_with_a_message(argv: list[str], env: dict[str, str],
+                                                              message: str) -> None:
+    result = run([fakes_command(), *argv], clean_env(env))
+    assert result.returncode == 2, result
+    assert message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
