@@ -30,7 +30,8 @@ class CliError(Exception):
 
 
 def _env(name: str, default: str | None = None) -> str | None:
-    return os.environ.get(name, default)
+    """An environment variable; an empty one counts as unset (compose files often blank them)."""
+    return os.environ.get(name) or default
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,11 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve fakes over HTTP until Ctrl-C")
     serve.add_argument("--only", default=_env("FAKES_ONLY"), help="comma-separated services (default: all)")
     serve.add_argument("--host", default=_env("FAKES_HOST", "127.0.0.1"), help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=_int_env("FAKES_PORT"),
+    serve.add_argument("--port", type=int, default=_env("FAKES_PORT"),
                        help="first service's port; the others follow in `fakes list` order")
-    serve.add_argument("--gateway", type=int, metavar="PORT", default=_int_env("FAKES_GATEWAY"),
+    serve.add_argument("--gateway", type=int, metavar="PORT", default=_env("FAKES_GATEWAY"),
                        help="single-port mode: every service on PORT, routed by /<service>/ prefix or Host")
-    serve.add_argument("--seed", type=int, default=_int_env("FAKES_SEED") or 0, help="seed of all data (default 0)")
+    serve.add_argument("--seed", type=int, default=_env("FAKES_SEED", "0"), help="seed of all data (default 0)")
     serve.add_argument("--clock", default=_env("FAKES_CLOCK", "real"),
                        help="manual | real | scaled:FACTOR (default real)")
     serve.add_argument("--control-token", default=_env("FAKES_CONTROL_TOKEN"),
@@ -55,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a service setting (repeatable); see `fakes list --settings`")
     serve.add_argument("--filings-scale", default=None, metavar="full|small|N",
                        help="shorthand for --set filings.scale=...")
-    serve.add_argument("--journal-size", type=int, default=_int_env("FAKES_JOURNAL_SIZE") or 1000,
+    serve.add_argument("--journal-size", type=_positive_int, default=_env("FAKES_JOURNAL_SIZE", "1000"),
                        help="requests kept per fake in the journal (default 1000)")
     serve.add_argument("--log-level", default=_env("FAKES_LOG_LEVEL", "warning"))
 
@@ -67,9 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _int_env(name: str) -> int | None:
-    value = os.environ.get(name)
-    return int(value) if value and value.strip().isdigit() else None
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
 
 
 def _list_env(name: str) -> list[str]:
@@ -91,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fakes: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     except PortInUse as exc:
-        print(f"fakes: error: {exc.strerror} (another process uses the port; pick one with --port)", file=sys.stderr)
+        print(f"fakes: error: {exc.strerror} (another process uses the port; choose another with --port or "
+              "--gateway)", file=sys.stderr)
         return 2
 
 
@@ -140,7 +144,7 @@ def select_services(only: str | None) -> list[str]:
 
 
 def make_fakes(
-    names: Sequence[str], *, seed: int, clock: Clock, settings: dict[str, dict[str, str]] | None = None,
+    names: Sequence[str], *, seed: int, clock: Clock | str, settings: dict[str, dict[str, str]] | None = None,
     prefixes: dict[str, str] | None = None, control_token: str | None = None, journal_size: int = 1000,
 ) -> dict[str, Fake]:
     settings = settings or {}
@@ -158,6 +162,8 @@ def make_fakes(
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    # Until the event loop installs its handlers, SIGTERM (docker stop, PID 1) must still stop us.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     names = select_services(args.only)
     try:
         parse_clock_spec(args.clock)
@@ -170,8 +176,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.gateway is not None:
         for name in names:
             prefixes.setdefault(name, registry.GATEWAY_PREFIXES[name])
-    clock = Clock(args.clock)  # one clock shared by every fake of this process
-    fakes = make_fakes(names, seed=args.seed, clock=clock, settings=settings, prefixes=prefixes,
+    # Each fake gets its own clock, so that resetting one fake never rewinds another's time.
+    fakes = make_fakes(names, seed=args.seed, clock=args.clock, settings=settings, prefixes=prefixes,
                        control_token=args.control_token, journal_size=args.journal_size)
 
     bindings: list[tuple[Any, Any]] = []
@@ -187,7 +193,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             sock = bind_socket(args.host, port)
             bindings.append((fake.app, sock))
             lines.append(_banner(name, fake, f"http://{_shown_host(args.host)}:{port}{fake.prefix}"))
-    print(f"contract-fakes: seed {args.seed}, clock {clock.spec}"
+    print(f"contract-fakes: seed {args.seed}, clock {args.clock}"
           + (", control token required" if args.control_token else ""))
     for line in lines:
         print(line)

@@ -59,6 +59,8 @@ class Fake:
         **settings: Any,
     ) -> None:
         self.seed = int(seed)
+        # A clock handed in is shared with other fakes: resetting this fake must not rewind it.
+        self._owns_clock = not isinstance(clock, Clock)
         self.clock = make_clock(clock)
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.control_token = control_token or None
@@ -119,8 +121,9 @@ class Fake:
 
     # -- control plane as Python -------------------------------------------------------------
     def reset(self) -> None:
-        """Back to the initial seeded state: model, clock, faults and journal."""
-        self.clock.reset()
+        """Back to the initial seeded state: model, faults, journal, and the clock unless shared."""
+        if self._owns_clock:
+            self.clock.reset()
         self.model = self.create_model()
         self.faults = FaultSet(self.seed)
         self.journal.clear()

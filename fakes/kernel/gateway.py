@@ -21,7 +21,8 @@ HOST_ROUTED = "fakes.host_routed"
 class GatewayApp:
     def __init__(self, fakes: dict[str, Fake]) -> None:
         self.fakes = fakes
-        self.by_prefix = {fake.prefix: fake for fake in fakes.values()}
+        # longest prefix first, so /api/mx wins over /api
+        self.by_prefix = sorted(((fake.prefix, fake) for fake in fakes.values()), key=lambda p: -len(p[0]))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -31,11 +32,10 @@ class GatewayApp:
             await fake.app({**scope, HOST_ROUTED: True}, receive, send)
             return
         path: str = scope["path"]
-        head = "/" + path.lstrip("/").split("/", 1)[0]
-        fake = self.by_prefix.get(head)
-        if fake is not None:
-            await fake.app(scope, receive, send)
-            return
+        for prefix, candidate in self.by_prefix:
+            if path == prefix or path.startswith(prefix + "/"):
+                await candidate.app(scope, receive, send)
+                return
         if path in ("/", "/_fake/health"):
             await json_response(self.describe())(scope, receive, send)
             return

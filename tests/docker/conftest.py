@@ -8,10 +8,14 @@ entry command runs locally with the image's environment and that wheel's code.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import os
 import re
 import shutil
 import sys
+import tempfile
+import time
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,7 +28,7 @@ from fakes import registry
 from fakes.kernel.cli import build_parser, select_services
 
 from . import dockerfile
-from .context import copy_context
+from .context import context_files, copy_context
 from .serving import ROOT, VENV_BIN, clean_env, run
 
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
@@ -54,33 +58,61 @@ def image_env(image: dockerfile.Dockerfile) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def image_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def image_site() -> Path:
     """The project's code as the image gets it: the builder's wheel, built from the build context
-    that /.dockerignore lets through, unpacked (put first on PYTHONPATH to run it)."""
-    base = tmp_path_factory.mktemp("image")
-    context, wheels, site = base / "context", base / "wheels", base / "site"
+    that /.dockerignore lets through, unpacked (put first on PYTHONPATH to run it).
+
+    Built once per content of the build context (keyed by its hash, shared by xdist workers and
+    later runs under a lock), since a wheel build takes seconds."""
+    files = context_files(ROOT)
+    digest = hashlib.sha256()
+    for rel in files:
+        digest.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes() + b"\0")
+    cache = Path(tempfile.gettempdir()) / f"contract-fakes-image-{digest.hexdigest()[:16]}"
+    site = cache / "site"
+    with open(Path(tempfile.gettempdir()) / "contract-fakes-image.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not site.is_dir():
+            _build_site(cache)
+            _forget_old_builds(cache)
+        os.utime(cache)  # in use
+    return site
+
+
+def _forget_old_builds(keep: Path, max_age_s: float = 86_400) -> None:
+    """Remove builds of other contents that nobody used for a day."""
+    for old in keep.parent.glob("contract-fakes-image-*"):
+        if old != keep and old.is_dir() and time.time() - old.stat().st_mtime > max_age_s:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _build_site(cache: Path) -> None:
+    if cache.exists():
+        shutil.rmtree(cache)  # a half-built one
+    context, wheels = cache / "context", cache / "wheels"
     copy_context(ROOT, context)
     result = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), str(context)],
-                 clean_env({"PIP_DISABLE_PIP_VERSION_CHECK": "1"}), timeout=180, cwd=base)
+                 clean_env({"PIP_DISABLE_PIP_VERSION_CHECK": "1"}), timeout=180, cwd=cache)
     if result.returncode != 0:
         output = result.stdout + result.stderr
+        shutil.rmtree(cache, ignore_errors=True)
         if re.search(r"No matching distribution found for setuptools|Could not find a version that satisfies"
                      r"|NewConnectionError|Temporary failure in name resolution", output):
             pytest.skip(f"pip cannot fetch the build backend (offline?):\n{output[-2000:]}")
         pytest.fail(f"building the image's wheel failed:\n{output[-4000:]}")
     (wheel,) = wheels.glob("contract_fakes-*.whl")
+    unpacking = cache / "site.partial"
     with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(site)
-    return site
+        archive.extractall(unpacking)
+    shutil.rmtree(context)
+    unpacking.rename(cache / "site")
 
 
 @pytest.fixture(scope="session")
-def image_workdir(image_site: Path) -> Path:
+def image_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The working directory for image commands (the image's WORKDIR holds no code either: the
     checkout must not shadow the wheel through ``sys.path[0]``)."""
-    workdir = image_site.parent / "workdir"
-    workdir.mkdir(exist_ok=True)
-    return workdir
+    return tmp_path_factory.mktemp("workdir")
 
 
 def local_path(image_path: str) -> str:

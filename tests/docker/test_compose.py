@@ -16,7 +16,16 @@ import pytest
 from fakes import registry
 
 from . import dockerfile
-from .conftest import COMPOSE_FILES, GATEWAY_PORT, ROOT, local_run_env, localize, served_ports
+from .conftest import (
+    COMPOSE_FILES,
+    GATEWAY_PORT,
+    ROOT,
+    cli_environment_variables,
+    local_run_env,
+    localize,
+    served_ports,
+    setting_variable,
+)
 from .serving import clean_env, fixed_ports, get, health, require_all_services, run, running
 
 yaml = pytest.importorskip("yaml", reason="PyYAML reads the compose files (pip install pyyaml)")
@@ -78,6 +87,14 @@ def test_fake_services_build_this_image(file: str) -> None:
         assert build["dockerfile"] == "docker/Dockerfile", (name, build)
         assert service["image"] == IMAGE_TAG, name
         assert service.get("init") is True, f"{name}: init makes SIGTERM reach `fakes` during startup too"
+
+
+@pytest.mark.parametrize(("file", "name"), cases())
+def test_variables_are_ones_the_fakes_read(file: str, name: str) -> None:
+    require_all_services()
+    known = cli_environment_variables()
+    for variable in environment(fake_services(file)[name]):
+        assert variable in known or setting_variable(variable), f"{file}:{name}: nothing reads {variable}"
 
 
 @pytest.mark.parametrize(("file", "name"), cases())

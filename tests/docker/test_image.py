@@ -7,8 +7,7 @@ import importlib.util
 import re
 import signal
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 from fakes import registry
 from fakes.kernel.control import control_routes
@@ -20,6 +19,7 @@ from .conftest import (
     ROOT,
     cli_environment_variables,
     entry_command,
+    environment,
     local_run_env,
     localize,
     parse_serve,
@@ -30,7 +30,6 @@ from .context import context_files
 from .serving import (
     fixed_ports,
     free_port,
-    free_port_block,
     health,
     parse_banner,
     require_all_services,
@@ -118,12 +117,7 @@ def test_healthcheck_runs_the_copied_script_on_a_control_route(image: dockerfile
     for name in ("interval", "timeout", "start-period"):
         assert re.fullmatch(r"\d+(ms|s|m)", options[name]), (name, options[name])
     assert command[0] == "python", "slim images have no curl: python probes"
-    copied = {dest: sources[0] for flags, sources, dest in image.final.copies() if "from" not in flags}
-    script = ROOT / copied[command[1]]
-    spec = importlib.util.spec_from_file_location("fakes_image_healthcheck", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_healthcheck(image)
     kernel_paths = {route.path for route in control_routes(None)}  # type: ignore[arg-type]
     assert module.HEALTH_PATH in kernel_paths, f"{module.HEALTH_PATH} is not a control route"
 
@@ -163,12 +157,12 @@ def test_wheel_is_what_the_local_runs_import(image: dockerfile.Dockerfile, image
 
 
 # -- the exact entry command, run here -----------------------------------------------------------
-def listening_addresses(port: int) -> set[str]:
-    """Local IPv4 addresses with a socket listening on ``port`` (from /proc/net/tcp)."""
+def listening_addresses(port: int) -> set[str] | None:
+    """Local IPv4 addresses with a socket listening on ``port`` (None: no /proc/net/tcp here)."""
     try:
         table = Path("/proc/net/tcp").read_text().splitlines()[1:]
     except OSError:
-        pytest.skip("no /proc/net/tcp on this system")
+        return None
     found = set()
     for row in table:
         local, state = row.split()[1], row.split()[3]
@@ -193,7 +187,7 @@ def test_entry_command_serves_every_port_passes_its_healthcheck_and_stops_on_sig
         for url, name in health_urls.items():
             assert health(url) == {"service": name, "status": "ok"}
         for port in ports:
-            assert listening_addresses(port) == {"0.0.0.0"}, f"port {port} is not bound to 0.0.0.0"
+            assert listening_addresses(port) in ({"0.0.0.0"}, None), f"port {port} is not bound to 0.0.0.0"
 
         banner = parse_banner(server.wait_banner())
         assert list(banner) == names
@@ -214,25 +208,36 @@ def test_entry_command_serves_every_port_passes_its_healthcheck_and_stops_on_sig
     assert "unhealthy" in result.stdout
 
 
-def test_healthcheck_follows_the_environment(image: dockerfile.Dockerfile, image_env: dict[str, str],
-                                             image_site: Path, image_workdir: Path) -> None:
-    """FAKES_ONLY / FAKES_PORT / FAKES_GATEWAY move the ports that the probe checks."""
+def load_healthcheck(image: dockerfile.Dockerfile) -> Any:
+    """The HEALTHCHECK script (the file the image copies) as a module."""
+    _, command = image.final.healthcheck() or ({}, [])
+    copied = {dest: sources[0] for flags, sources, dest in image.final.copies() if "from" not in flags}
+    spec = importlib.util.spec_from_file_location("fakes_image_healthcheck", ROOT / copied[command[1]])
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_healthcheck_follows_the_environment(image: dockerfile.Dockerfile, image_env: dict[str, str]) -> None:
+    """FAKES_ONLY / FAKES_PORT / FAKES_GATEWAY / FAKES_HOST / FAKES_CONTROL_TOKEN change what it probes."""
     names = require_all_services()
-    _, healthcheck = image.final.healthcheck() or ({}, [])
-    base = local_run_env(image_env, image_site)
-    script = localize(healthcheck, image, base)
-    first, gateway = free_port_block(len(names)), free_port()
-    checks = {
-        "FAKES_ONLY": ({"FAKES_ONLY": names[-1]}, [registry.fake_class(names[-1]).default_port]),
-        "FAKES_PORT": ({"FAKES_PORT": str(first)}, [first + i for i in range(len(names))]),
-        "FAKES_GATEWAY": ({"FAKES_GATEWAY": str(gateway), "FAKES_PORT": str(first)}, [gateway]),
-    }
-    for what, (extra, expected_ports) in checks.items():
-        result = run(script, {**base, **extra}, cwd=image_workdir)
-        probed = re.findall(r"^(?:ok|unhealthy) http://127\.0\.0\.1:(\d+)/_fake/health\b", result.stdout, re.M)
-        assert [int(p) for p in probed] == expected_ports, (what, result.stdout, result.stderr)
-    bad = run(script, {**base, "FAKES_ONLY": "no-such-service"}, cwd=image_workdir)
-    assert bad.returncode == 1 and "unhealthy" in bad.stdout, bad.stdout + bad.stderr
+    module = load_healthcheck(image)
+    checks = [
+        ({}, [f"127.0.0.1:{registry.fake_class(name).default_port}" for name in names], None),
+        ({"FAKES_ONLY": names[-1]}, [f"127.0.0.1:{registry.fake_class(names[-1]).default_port}"], None),
+        ({"FAKES_PORT": "9000"}, [f"127.0.0.1:{9000 + i}" for i in range(len(names))], None),
+        ({"FAKES_GATEWAY": "8700", "FAKES_PORT": "9000"}, ["127.0.0.1:8700"], None),
+        ({"FAKES_HOST": "::", "FAKES_ONLY": names[0], "FAKES_CONTROL_TOKEN": "t"},
+         [f"[::1]:{registry.fake_class(names[0]).default_port}"], "t"),
+    ]
+    for extra, hosts, token in checks:
+        with environment({**image_env, **extra}):
+            urls, sent_token = module.health_urls([])
+        assert urls == [f"http://{host}/_fake/health" for host in hosts], extra
+        assert sent_token == token
+    with environment({**image_env, "FAKES_ONLY": "no-such-service"}):
+        assert module.main([]) == 1
 
 
 def test_healthcheck_sends_the_control_token(image: dockerfile.Dockerfile, image_env: dict[str, str],
@@ -243,8 +248,11 @@ def test_healthcheck_sends_the_control_token(image: dockerfile.Dockerfile, image
     env = local_run_env({**image_env, "FAKES_ONLY": names[0], "FAKES_PORT": str(port), "FAKES_HOST": "127.0.0.1",
                          "FAKES_CONTROL_TOKEN": "s3cret"}, image_site)
     with running(localize(entry_command(image), image, env), env, image_workdir) as server:
-        server.wait_until_up([f"http://127.0.0.1:{port}/_fake/health"])
-        assert run(localize(healthcheck, image, env), env, cwd=image_workdir).returncode == 0
-        wrong = run(localize(healthcheck, image, env), {**env, "FAKES_CONTROL_TOKEN": "wrong"}, cwd=image_workdir)
-        assert wrong.returncode == 1 and "HTTP 401" in wrong.stdout, wrong.stdout
+        url = f"http://127.0.0.1:{port}/_fake/health"
+        server.wait_until_up([url])
+        result = run(localize(healthcheck, image, env), env, cwd=image_workdir)
+        assert (result.returncode, result.stdout) == (0, f"ok {url}\n"), result.stdout + result.stderr
+        module = load_healthcheck(image)
+        assert module.probe(url, "wrong") == "HTTP 401"
+        assert module.probe(url, None) == "HTTP 401"
         assert server.terminate()[0] == 0

@@ -180,3 +180,13 @@ def test_two_fakes_in_one_process_are_independent() -> None:
     first.advance(100)
     assert second.client().get("/notes").json() == {"notes": []}
     assert second.clock.now_ms() == DEFAULT_START_MS
+
+
+def test_reset_does_not_rewind_a_shared_clock() -> None:
+    from fakes.kernel.clock import Clock
+
+    shared = Clock("manual")
+    first, second = NotesFake(clock=shared), NotesFake(clock=shared)
+    shared.advance(3600)
+    first.reset()
+    assert second.clock.now_ms() == DEFAULT_START_MS + 3_600_000
