@@ -30,6 +30,10 @@ class FilingsFake(Fake):
     model: FilingsModel
     settings: FilingsSettings
 
+    def __init__(self, **kwargs: Any) -> None:
+        self.responses = http.ResponseCache()
+        super().__init__(**kwargs)
+
     def create_model(self) -> FilingsModel:
         return FilingsModel(seed=self.seed, clock=self.clock, settings=self.settings)
 
@@ -55,14 +59,15 @@ class FilingsFake(Fake):
         return {self.settings.api_key_header: self.model.demo_keys["enterprise"]}
 
     def sample_request(self) -> tuple[str, str]:
+        self.model.catalogue  # noqa: B018 - build (or fetch) the shared catalogue before any timing
         return ("GET", "/filings/?ordering=-release_datetime")
 
     # -- control plane as Python ---------------------------------------------------------------
-    def create_key(self, tier: str = "standard", quota: int | None | str = "default") -> str:
+    def create_key(self, tier: str = "standard", quota: int | str | None = "default") -> str:
         """A new API key of ``tier``; ``quota`` calls a year (None: unlimited; default: the tier's)."""
         return self.model.create_key(tier, quota).key
 
-    def create_key_record(self, tier: str, quota: int | None | str = "default") -> dict[str, Any]:
+    def create_key_record(self, tier: str, quota: int | str | None = "default") -> dict[str, Any]:
         key = self.model.create_key(tier, quota)
         return {"api_key": key.key, "tier": key.tier, "quota": key.quota}
 

@@ -27,6 +27,16 @@ def stable_hash(*parts: int) -> int:
     return h
 
 
+def salted(*parts: int) -> int:
+    """A base for :func:`hash_at`: hash the fixed parts (seed, purpose) once, not per index."""
+    return stable_hash(*parts)
+
+
+def hash_at(base: int, index: int) -> int:
+    """A 64-bit hash of ``index`` under a :func:`salted` base: one mix per call (hot paths)."""
+    return mix64((base + index) & MASK64)
+
+
 def pick_weighted(h: int, weights: list[int] | tuple[int, ...]) -> int:
     """Index chosen by ``h`` with probability proportional to ``weights``."""
     point = h % sum(weights)

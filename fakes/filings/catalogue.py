@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 from fakes.kernel.clock import DEFAULT_START_MS
 
-from .arith import coprime_multiplier, pick_weighted, stable_hash
+from .arith import coprime_multiplier, pick_weighted, salted, stable_hash
 from .filing_types import SIZE_PERCENT, TYPES
 from .isic import CLASSES
 from .markets import ENGLISH, LANGUAGE_BY_CODE, LANGUAGES, MARKETS
@@ -68,6 +68,7 @@ SMALL_FILINGS = 3_000
 
 GROUP_SALT = 0x6A0B
 COMPANY_SALT = 0xC0A1
+RECORD_SALT = 0xF11E
 
 
 class ScaleError(ValueError):
@@ -125,7 +126,7 @@ class Group:
         return [ordinal * n + slot for ordinal in range(self.weight)]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Located:
     """Where generated filing ``index`` sits: everything its record is computed from."""
 
@@ -151,6 +152,7 @@ class Catalogue:
         gap = max(1, BUSINESS_SECONDS_PER_YEAR // self.round_size)
         start = business_at_or_after(ANCHOR_S) - scale.filings * gap
         self.timeline = Timeline(start, gap, seed)
+        self.record_hash_base = salted(seed, RECORD_SALT)
 
     # -- companies -----------------------------------------------------------------------------
     def _build_companies(self) -> None:
@@ -215,6 +217,11 @@ class Catalogue:
             self.groups[key] = Group(key, array("i", ids), key[3], multiplier, (h >> 32) % n,
                                      pow(multiplier, -1, n) if n > 1 else 0)
         self.tree = SplitTree.build(self.seed, self._levels())
+        self.group_of_leaf: dict[int, Group] = {}
+        for group in self.groups.values():
+            leaf = self.tree.node(("group", *group.key))
+            assert leaf is not None
+            self.group_of_leaf[leaf.id] = group
 
     def _levels(self) -> Nested:
         nested: dict[int, dict[int, dict[int, list[tuple[object, int]]]]] = {}
@@ -243,8 +250,8 @@ class Catalogue:
     def locate(self, index: int) -> Located:
         """Which company published generated filing ``index``, of which type and language."""
         node, rank = self.tree.locate(index % self.round_size)
-        _, type_index, language, market_index, weight = node.key  # type: ignore[misc]
-        group = self.groups[(type_index, language, market_index, weight)]
+        group = self.group_of_leaf[node.id]
+        type_index, language, market_index, weight = group.key
         company_id, ordinal = group.company_at(rank)
         return Located(index, type_index, language, market_index, company_id, ordinal, weight)
 

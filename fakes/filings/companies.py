@@ -33,7 +33,7 @@ _LOUS = ("5299", "9695", "8156", "2138", "5493", "7245", "3157", "2594", "4469",
 _FIGI_ALPHABET = "BCDFGHJKLMNPQRSTVWXYZ0123456789"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is measurably slower
 class CompanyCore:
     id: int
     name: str
@@ -55,17 +55,20 @@ def _root(h: int) -> str:
     return _PREFIXES[h % len(_PREFIXES)] + _SUFFIXES[(h >> 8) % len(_SUFFIXES)]
 
 
+_DAY_ZERO = dt.date(2000, 1, 1).toordinal()
+
+
 def _date(days_since_2000: int) -> str:
-    return (dt.date(2000, 1, 1) + dt.timedelta(days=days_since_2000)).isoformat()
+    return dt.date.fromordinal(_DAY_ZERO + days_since_2000).isoformat()
 
 
-def _name_hash(catalogue: Catalogue, company_id: int) -> int:
+# Each value below is a pure function of (catalogue arrays, id, h) with h = the company's hash;
+# the public one-value helpers serve the directory's bulk lookups, company_core computes h once.
+def _hash(catalogue: Catalogue, company_id: int) -> int:
     return stable_hash(catalogue.seed, NAME_SALT, company_id)
 
 
-def company_name(catalogue: Catalogue, company_id: int) -> str:
-    """A generated company's name (cheap: the listing's search and name ordering use it)."""
-    h = _name_hash(catalogue, company_id)
+def _name(catalogue: Catalogue, company_id: int, h: int) -> str:
     market = MARKETS[catalogue.market[company_id - 1]]
     word = CLASSES[catalogue.isic[company_id - 1]].word
     pattern = _PATTERNS[(h >> 16) % len(_PATTERNS)]
@@ -73,25 +76,43 @@ def company_name(catalogue: Catalogue, company_id: int) -> str:
     return f"{pattern.format(root=_root(h), word=word)} {form}"
 
 
-def company_ticker(catalogue: Catalogue, company_id: int) -> str:
-    h = _name_hash(catalogue, company_id)
+def _ticker(catalogue: Catalogue, company_id: int, h: int) -> str:
     root = _root(h)
     return (root[:3] + CLASSES[catalogue.isic[company_id - 1]].word[0]).upper() if (h >> 24) % 3 else root[:4].upper()
 
 
-def company_isin_count(catalogue: Catalogue, company_id: int) -> int:
-    h = _name_hash(catalogue, company_id)
+def _isin_count(h: int) -> int:
     return 1 + ((h >> 28) % 20 >= 15) + ((h >> 28) % 20 >= 19)
 
 
-def company_ipo_date(catalogue: Catalogue, company_id: int) -> str:
-    h = _name_hash(catalogue, company_id)
+def _ipo_date(h: int) -> str:
     days = 3_000 + (h >> 42) % 6_500  # 2008 .. 2025, some twenty or ten years earlier
     return _date(days - 7_300) if (h >> 56) % 3 == 0 else _date(days - 3_650)
 
 
+def _founded(h: int) -> str:
+    return f"{1850 + (h >> 48) % 150}-01-01"
+
+
+def company_name(catalogue: Catalogue, company_id: int) -> str:
+    """A generated company's name (cheap: the listing's search and name ordering use it)."""
+    return _name(catalogue, company_id, _hash(catalogue, company_id))
+
+
+def company_ticker(catalogue: Catalogue, company_id: int) -> str:
+    return _ticker(catalogue, company_id, _hash(catalogue, company_id))
+
+
+def company_isin_count(catalogue: Catalogue, company_id: int) -> int:
+    return _isin_count(_hash(catalogue, company_id))
+
+
+def company_ipo_date(catalogue: Catalogue, company_id: int) -> str:
+    return _ipo_date(_hash(catalogue, company_id))
+
+
 def company_founded(catalogue: Catalogue, company_id: int) -> str:
-    return f"{1850 + (_name_hash(catalogue, company_id) >> 48) % 150}-01-01"
+    return _founded(_hash(catalogue, company_id))
 
 
 def company_lei(catalogue: Catalogue, company_id: int) -> str:
@@ -104,17 +125,16 @@ def company_core(catalogue: Catalogue, company_id: int) -> CompanyCore:
     i = company_id - 1
     market = MARKETS[catalogue.market[i]]
     cls = CLASSES[catalogue.isic[i]]
-    h = _name_hash(catalogue, company_id)
-    isins = tuple(make_isin(market.code, company_id, k) for k in range(company_isin_count(catalogue, company_id)))
+    h = _hash(catalogue, company_id)
     descriptor = _DESCRIPTORS[(h >> 38) % len(_DESCRIPTORS)]
     return CompanyCore(
-        id=company_id, name=company_name(catalogue, company_id), ticker=company_ticker(catalogue, company_id),
-        country_code=market.code, isins=isins, lei=company_lei(catalogue, company_id), class_index=catalogue.isic[i],
-        tagline=f"{descriptor} {market.name} company in {cls.name[0].lower()}{cls.name[1:]}.",
+        id=company_id, name=_name(catalogue, company_id, h), ticker=_ticker(catalogue, company_id, h),
+        country_code=market.code, isins=tuple(make_isin(market.code, company_id, k) for k in range(_isin_count(h))),
+        lei=company_lei(catalogue, company_id), class_index=catalogue.isic[i],
+        tagline=f"{descriptor} company in {cls.name[0].lower()}{cls.name[1:]}, based in {market.name}.",
         city=market.cities[(h >> 34) % len(market.cities)],
         date_public=_date(9_100 + (h >> 40) % 400),  # some day in 2024 / early 2025
-        date_ipo=company_ipo_date(catalogue, company_id), year_founded=company_founded(catalogue, company_id),
-        market_index=catalogue.market[i], size=catalogue.size[i])
+        date_ipo=_ipo_date(h), year_founded=_founded(h), market_index=catalogue.market[i], size=catalogue.size[i])
 
 
 def company_minimal_json(core: CompanyCore) -> dict[str, Any]:

@@ -14,8 +14,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .catalogue import Catalogue
-from .companies import (CompanyCore, company_founded, company_ipo_date, company_isin_count, company_lei,
-                        company_name, company_ticker)
+from .companies import (
+    CompanyCore,
+    company_founded,
+    company_ipo_date,
+    company_isin_count,
+    company_lei,
+    company_name,
+    company_ticker,
+)
 from .identifiers import decode_isin, decode_lei
 from .markets import MARKETS
 

@@ -10,6 +10,7 @@ import html
 import io
 import re
 import zipfile
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ from fakes.kernel.http import bearer_token, json_response, warn
 
 from .filing_types import TYPES
 from .keys import FILING_TYPES, MARKDOWN, ApiKey
-from .params import bad, company_params, filing_params, paging
+from .params import UNSUPPORTED_COMPANY_PARAMS, UNSUPPORTED_FILING_PARAMS, bad, company_params, filing_params, paging
 
 if TYPE_CHECKING:
     from . import FilingsFake
@@ -33,15 +34,23 @@ MARKDOWN_MEDIA_TYPE = "text/markdown; charset=utf-8"
 MAX_MARKDOWN_WINDOW = 200_000
 
 
+Feature = str | None | Callable[[Request], str | None]  # the gated feature a request uses
+
+
+def markdown_if_asked(request: Request) -> str | None:
+    """``GET /filings/{id}/?format=markdown`` is the Markdown, with the Markdown's gate."""
+    return MARKDOWN if request.query_params.get("format") == "markdown" else None
+
+
 def routes(fake: FilingsFake) -> list[BaseRoute]:
-    def route(path: str, handler: Handler, feature: str | None = None) -> Route:
-        return Route(path, guarded(fake, handler, feature), methods=["GET"])
+    def route(path: str, handler: Handler, feature: Feature = None, unmodelled: frozenset[str] = frozenset()) -> Route:
+        return Route(path, guarded(fake, handler, feature, unmodelled), methods=["GET"])
 
     return [
-        route("/companies/", list_companies),
+        route("/companies/", list_companies, unmodelled=UNSUPPORTED_COMPANY_PARAMS),
         route("/companies/{company_id:int}/", get_company),
-        route("/filings/", list_filings),
-        route("/filings/{filing_id:int}/", get_filing),
+        route("/filings/", list_filings, unmodelled=UNSUPPORTED_FILING_PARAMS),
+        route("/filings/{filing_id:int}/", get_filing, markdown_if_asked),
         route("/filings/{filing_id:int}/markdown/", get_markdown, MARKDOWN),
         route("/filings/{filing_id:int}/document/", get_document),
         route("/filing-types/", list_filing_types, FILING_TYPES),
@@ -54,21 +63,57 @@ def api_key_of(request: Request, header: str) -> str | None:
     return request.headers.get(header) or bearer_token(request)
 
 
-def guarded(fake: FilingsFake, handler: Handler, feature: str | None) -> Callable[[Request], Awaitable[Response]]:
+def guarded(fake: FilingsFake, handler: Handler, feature: Feature,
+            unmodelled: frozenset[str]) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
+        for name in unmodelled.intersection(request.query_params):
+            warn(request, f"query parameter {name!r} is a real filter this fake does not model; it was ignored")
         model: FilingsModel = fake.model  # read per request: reset and import replace it
         burst = fake.settings.burst_limit
-        key = model.begin_call(api_key_of(request, fake.settings.api_key_header), feature)
-        try:
-            response = await handler(request, model, key)
-        except ServiceError as err:  # refused: not counted, but the caller still sees its allowance
-            err.headers = {**key.headers(burst), **err.headers}
-            raise
+        needs = feature(request) if callable(feature) else feature
+        key = model.begin_call(api_key_of(request, fake.settings.api_key_header), needs)
+        # A body is a function of the state, the second and the URL: the same request in the same
+        # second (a poller, a benchmark, a client paging back) is answered from the cache.
+        cache_key = (model.instance, model.version, model.now_s(), str(request.url))
+        cached = fake.responses.get(cache_key)
+        if cached is not None:
+            body, media_type, headers = cached
+            response = Response(body, media_type=media_type, headers=headers)
+        else:
+            try:
+                response = await handler(request, model, key)
+            except ServiceError as err:  # refused: not counted, but the caller still sees its allowance
+                err.headers = {**key.headers(burst), **err.headers}
+                raise
+            fake.responses.put(cache_key, response)
         key.count_call()
         response.headers.update(key.headers(burst))
         return response
 
     return endpoint
+
+
+class ResponseCache:
+    """The last few successful bodies, least recently used first out."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self.entries: OrderedDict[tuple[int, int, int, str], tuple[bytes, str | None, dict[str, str]]] = OrderedDict()
+
+    def get(self, key: tuple[int, int, int, str]) -> tuple[bytes, str | None, dict[str, str]] | None:
+        entry = self.entries.get(key)
+        if entry is not None:
+            self.entries.move_to_end(key)
+        return entry
+
+    def put(self, key: tuple[int, int, int, str], response: Response) -> None:
+        if response.status_code != 200:
+            return
+        extra = {name: value for name, value in response.headers.items()
+                 if name not in ("content-length", "content-type")}
+        self.entries[key] = (bytes(response.body), response.media_type, extra)
+        if len(self.entries) > self.size:
+            self.entries.popitem(last=False)
 
 
 def base_url(request: Request) -> str:
@@ -88,16 +133,10 @@ def paginated(request: Request, page: int, page_size: int, total: int, results: 
     return json_response({"count": total, "next": following, "previous": preceding, "results": results})
 
 
-def _warn_ignored(request: Request, names: tuple[str, ...]) -> None:
-    for name in names:
-        warn(request, f"query parameter {name!r} is a real filter this fake does not model; it was ignored")
-
-
 # -- companies ------------------------------------------------------------------------------------
 async def list_companies(request: Request, model: FilingsModel, key: ApiKey) -> Response:
     settings = model.settings
     params = company_params(request.query_params, settings.default_page_size, settings.max_page_size)
-    _warn_ignored(request, params.ignored)
     total, results = model.list_companies(params)
     return paginated(request, params.paging.page, params.paging.page_size, total, results)
 
@@ -110,7 +149,6 @@ async def get_company(request: Request, model: FilingsModel, key: ApiKey) -> Res
 async def list_filings(request: Request, model: FilingsModel, key: ApiKey) -> Response:
     settings = model.settings
     params = filing_params(request.query_params, settings.default_page_size, settings.max_page_size)
-    _warn_ignored(request, params.ignored)
     total, results = model.list_filings(params, base_url(request))
     return paginated(request, params.paging.page, params.paging.page_size, total, results)
 
@@ -118,8 +156,7 @@ async def list_filings(request: Request, model: FilingsModel, key: ApiKey) -> Re
 async def get_filing(request: Request, model: FilingsModel, key: ApiKey) -> Response:
     filing_id = request.path_params["filing_id"]
     form = request.query_params.get("format", "json")
-    if form == "markdown":  # the same gate and answer as /filings/{id}/markdown/
-        key.require(MARKDOWN)
+    if form == "markdown":  # the same answer as /filings/{id}/markdown/ (its gate: markdown_if_asked)
         return await get_markdown(request, model, key)
     if form != "json":
         raise bad("format: Select a valid choice: json or markdown.")

@@ -19,6 +19,7 @@ LEI_MULTIPLIER = 3_141_592_653_589_793_239  # odd and not a multiple of 3: copri
 LEI_INVERSE = pow(LEI_MULTIPLIER, -1, LEI_MODULUS)
 LEI_OFFSET = 1_234_567_891_011
 ALPHABET = string.digits + string.ascii_uppercase
+_DOUBLED_DIGIT_SUM = {str(d): (2 * d) // 10 + (2 * d) % 10 for d in range(10)}
 _AS_NUMBERS = str.maketrans({ch: str(value) for value, ch in enumerate(ALPHABET)})
 
 
@@ -29,9 +30,8 @@ def _digits_of(text: str) -> str:
 
 def isin_check_digit(body: str) -> str:
     """The Luhn check digit of an 11-character ISIN body."""
-    digits = _digits_of(body)[::-1]
-    doubled = "".join(str(2 * int(ch)) for ch in digits[0::2])  # every other digit from the right
-    total = sum(map(int, doubled)) + sum(map(int, digits[1::2]))
+    digits = _digits_of(body)[::-1]  # Luhn: double every other digit, starting from the right
+    total = sum(map(_DOUBLED_DIGIT_SUM.__getitem__, digits[0::2])) + sum(map(int, digits[1::2]))
     return str((10 - total % 10) % 10)
 
 

@@ -69,15 +69,18 @@ class ApiKey:
         resets = dt.date(self.year + 1, 1, 1)
         reset_ms = int(dt.datetime(self.year + 1, 1, 1, tzinfo=dt.UTC).timestamp() * 1000)
         wait_s = max(1, -((now_ms - reset_ms) // 1000))
-        raise ServiceError(
+        refusal = ServiceError(
             429, f"Request was throttled. Expected available in {wait_s} seconds.", code="quota_limit_exceeded",
             headers={"Retry-After": str(wait_s), **self.headers(burst_limit)},
             error="Too Many Requests", type="quota_limit_exceeded", scope="quota",
-            message=f"Your {PLAN_LABELS[self.tier]} plan's allowance of {self.quota} API calls a year is used up.",
             resolution="Wait until the allowance resets or upgrade your plan.",
             retry_after_seconds=wait_s, limit=self.quota, interval="annual", resets_on=resets.isoformat(),
             upgrade_url="https://financialreports.eu/pricing/",
         )
+        # `message` is also ServiceError's own parameter: set the body field afterwards
+        refusal.extra["message"] = (f"Your {PLAN_LABELS[self.tier]} plan's allowance of {self.quota} API calls "
+                                    "a year is used up.")
+        raise refusal
 
     def count_call(self) -> None:
         self.used += 1

@@ -29,6 +29,7 @@ from .userdata import USER_ID_BASE, company_from_state, new_company, new_filing
 
 KEY_SALT = 0x4B45
 NOT_FOUND = "Not found."
+_instances = itertools.count(1)
 
 
 class FilingsModel:
@@ -42,6 +43,8 @@ class FilingsModel:
         self.filings: dict[int, FilingRecord] = {}
         self.keys_issued = 0
         self.demo_keys = {tier: self.create_key(tier).key for tier in TIERS}
+        self.instance = next(_instances)  # tells this model's cached responses from another's
+        self.version = 0  # bumped by every change that can change a response body
 
     @property
     def catalogue(self) -> Catalogue:
@@ -57,7 +60,7 @@ class FilingsModel:
                  "level2": self.settings.level2_quota, "enterprise": self.settings.enterprise_quota}[tier]
         return quota if quota > 0 or tier == "free" else None
 
-    def create_key(self, tier: str, quota: int | None | str = "default") -> ApiKey:
+    def create_key(self, tier: str, quota: int | str | None = "default") -> ApiKey:
         """A new API key; ``quota`` is calls a year, None for unlimited, "default" for the tier's."""
         if tier not in TIERS:
             raise ServiceError(400, f"tier must be one of {', '.join(TIERS)}", code="invalid_body")
@@ -121,6 +124,7 @@ class FilingsModel:
         company_id = USER_ID_BASE + len(self.companies) + 1
         core = new_company(body, company_id, self.clock.now_ms(), self.identifier_taken)
         self.companies[company_id] = core
+        self.version += 1
         return company_full_json(self.seed, core)
 
     # -- filings -------------------------------------------------------------------------------
@@ -211,6 +215,7 @@ class FilingsModel:
                              else market_language_indexes(MARKETS[core.market_index])[0])
         record = new_filing(body, USER_ID_BASE + len(self.filings) + 1, self.now_s(), core, main_language)
         self.filings[record.id] = record
+        self.version += 1
         return detail_json(record, company_minimal_json(core) if core else {}, self.render_context(base_url))
 
     # -- filing types --------------------------------------------------------------------------
@@ -247,6 +252,7 @@ class FilingsModel:
         self.demo_keys = {str(k): str(v) for k, v in state["demo_keys"].items()}
         self.companies = {c["id"]: company_from_state(c) for c in state["companies"]}
         self.filings = {f["id"]: FilingRecord.from_state(f) for f in state["filings"]}
+        self.version += 1
 
 
 def _company_state(core: CompanyCore) -> dict[str, Any]:

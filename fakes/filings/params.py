@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from fakes.kernel.errors import ServiceError
 
 from .directory import COMPANY_ORDERINGS
 from .filing_types import TYPES, resolve_type
-from .isic import CLASSES
+from .isic import CLASSES, IsicClass
 from .markets import LANGUAGE_BY_CODE, LANGUAGES
 from .query import ORDERING_FIELDS, Ordering, market_index
 
@@ -80,10 +80,9 @@ class FilingParams:
     market_indexes: frozenset[int] | None = None
     released_from_s: int | None = None
     released_to_s: int | None = None
-    ordering: Ordering = Ordering("release_datetime", True)
+    ordering: Ordering = field(default_factory=lambda: Ordering("release_datetime", True))
     full_view: bool = False
-    paging: Paging = Paging(1, 50)
-    ignored: tuple[str, ...] = ()
+    paging: Paging = field(default_factory=lambda: Paging(1, 50))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +96,7 @@ class CompanyParams:
     ordering: str = "id"
     descending: bool = False
     full_view: bool = False
-    paging: Paging = Paging(1, 50)
-    ignored: tuple[str, ...] = field(default=())
+    paging: Paging = field(default_factory=lambda: Paging(1, 50))
 
 
 def canonical(params: Mapping[str, str], aliases: Mapping[str, str]) -> dict[str, str]:
@@ -224,7 +222,6 @@ def filing_params(raw: Mapping[str, str], default_size: int, max_size: int) -> F
         ordering=ordering,
         full_view=_view(found),
         paging=paging(found, default_size, max_size),
-        ignored=tuple(sorted(name for name in found if name in UNSUPPORTED_FILING_PARAMS)),
     )
 
 
@@ -253,11 +250,11 @@ def _view(found: Mapping[str, str]) -> bool:
 
 ISIC_PATTERNS = {"sector": r"^[A-Za-z]$", "industry_group": r"^[0-9]{2}$", "industry": r"^[0-9]{3}$",
                  "sub_industry": r"^[0-9]{4}$"}
-_ISIC_PART = {  # parameter -> which part of a class code it compares
-    "sector": lambda code: CLASSES[code].section,
-    "industry_group": lambda code: CLASSES[code].division,
-    "industry": lambda code: CLASSES[code].group,
-    "sub_industry": lambda code: CLASSES[code].code,
+_ISIC_PART: dict[str, Callable[[IsicClass], str]] = {  # parameter -> the part of a class it compares
+    "sector": lambda cls: cls.section,
+    "industry_group": lambda cls: cls.division,
+    "industry": lambda cls: cls.group,
+    "sub_industry": lambda cls: cls.code,
 }
 
 
@@ -270,7 +267,7 @@ def company_params(raw: Mapping[str, str], default_size: int, max_size: int) -> 
         value = found[name].upper()
         if not re.fullmatch(ISIC_PATTERNS[name], value):
             raise bad(f"{name}: not an ISIC code of this level ({found[name]!r}).")
-        matching = frozenset(i for i in range(len(CLASSES)) if part(i) == value)
+        matching = frozenset(i for i, cls in enumerate(CLASSES) if part(cls) == value)
         classes = matching if classes is None else classes & matching
     ordering_text = found.get("ordering", "id")
     descending = ordering_text.startswith("-")
@@ -294,5 +291,4 @@ def company_params(raw: Mapping[str, str], default_size: int, max_size: int) -> 
         descending=descending,
         full_view=_view(found),
         paging=paging(found, default_size, max_size),
-        ignored=tuple(sorted(name for name in found if name in UNSUPPORTED_COMPANY_PARAMS)),
     )

@@ -4,17 +4,17 @@ JSON shapes (the real service's FilingSummary for lists, Filing for one filing).
 
 from __future__ import annotations
 
-import datetime as dt
+import functools
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .arith import stable_hash
+from .arith import hash_at
 from .catalogue import Catalogue
 from .companies import company_core
 from .filing_types import TYPES, fiscal_period
 from .markets import LANGUAGES, MARKETS
 
-RECORD_SALT = 0xF11E
 #: Filings released before this instant were imported in bulk when the platform started
 #: (``BACKFILLED``); later ones arrived as they were published (``REALTIME``).
 PLATFORM_LAUNCH_S = 1_609_459_200  # 2021-01-01T00:00:00Z
@@ -22,7 +22,7 @@ REALTIME_WINDOW_S = 48 * 3600  # the real service's "5 to 48 hours after release
 FAILED_PER_MILLE = 4  # share of generated filings whose conversion to Markdown failed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is measurably slower here
 class FilingRecord:
     """Everything a response about one filing is rendered from (times in epoch seconds)."""
 
@@ -56,21 +56,24 @@ class FilingRecord:
 
 
 def iso_s(epoch_s: int) -> str:
-    return dt.datetime.fromtimestamp(epoch_s, tz=dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    t = time.gmtime(epoch_s)
+    return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}Z"
 
 
 def date_s(epoch_s: int) -> str:
-    return dt.datetime.fromtimestamp(epoch_s, tz=dt.UTC).strftime("%Y-%m-%d")
+    t = time.gmtime(epoch_s)
+    return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
 
 
 def period_fields(code: str, release_s: int, per_year: int) -> tuple[int | None, str | None]:
     """(fiscal year, fiscal period) of a report of type ``code`` released at ``release_s``."""
-    released = dt.datetime.fromtimestamp(release_s, tz=dt.UTC)
-    period = fiscal_period(code, released.month, per_year)
+    released = time.gmtime(release_s)
+    period = fiscal_period(code, released.tm_mon, per_year)
     if period is None:
         return None, None
-    year = released.year - 1 if period in ("FY", "9M") and released.month <= 6 else released.year
-    return year, period
+    # the period ended before the report: this year's if its last month is already over
+    end_month = {"Q1": 3, "H1": 6, "9M": 9}.get(period, 12)
+    return (released.tm_year if end_month < released.tm_mon else released.tm_year - 1), period
 
 
 def period_ending_date(fiscal_year: int | None, period: str | None) -> str | None:
@@ -95,13 +98,14 @@ _TOPICS = ("Contract award", "Capital increase", "Share buyback programme", "Cha
 
 def title_for(code: str, company_name: str, release_s: int, fiscal_year: int | None, period: str | None,
               h: int) -> str:
-    year = dt.datetime.fromtimestamp(release_s, tz=dt.UTC).year
+    year = time.gmtime(release_s).tm_year
     label = _TITLES[code].format(fy=fiscal_year or year - 1, period=period or "", year=year)
     if code in ("ADHOC", "PR"):
         label = f"{label}: {_TOPICS[h % len(_TOPICS)]}"
     return f"{company_name}: {label}"
 
 
+@functools.lru_cache(maxsize=32_768)  # pages are read again and again (polling, paging back)
 def generated_record(catalogue: Catalogue, index: int) -> FilingRecord:
     """Generated filing ``index`` (id ``index + 1``): a pure function of (seed, scale, index)."""
     where = catalogue.locate(index)
@@ -109,7 +113,7 @@ def generated_record(catalogue: Catalogue, index: int) -> FilingRecord:
     release = catalogue.timeline.release_s(index)
     fiscal_year, period = period_fields(filing_type.code, release, where.weight)
     core = company_core(catalogue, where.company_id)
-    h = stable_hash(catalogue.seed, RECORD_SALT, index)
+    h = hash_at(catalogue.record_hash_base, index)
     return FilingRecord(
         id=index + 1, company_id=where.company_id, type_index=where.type_index,
         language_index=where.language_index, market_index=where.market_index,
@@ -127,6 +131,11 @@ def generated_record(catalogue: Catalogue, index: int) -> FilingRecord:
 def language_json(index: int) -> dict[str, Any]:
     language = LANGUAGES[index]
     return {"id": language.id, "code": language.code, "name": language.name}
+
+
+# Rendered once: responses share these (never mutated) instead of building them per filing.
+_LANGUAGES_JSON = tuple(language_json(i) for i in range(len(LANGUAGES)))
+_TYPES_JSON = tuple(t.to_json() for t in TYPES)
 
 
 def source_json(market_index: int) -> dict[str, Any]:
@@ -158,18 +167,19 @@ def summary_json(record: FilingRecord, company: dict[str, Any], ctx: RenderConte
     """The FilingSummary shape of list items (plus the seed's ``language``, ``filing_date``, ``year``)."""
     document_url = f"{ctx.base_url}/filings/{record.id}/document/"
     filing_type = TYPES[record.type_index]
+    released = iso_s(record.release_s)
     return {
         "id": record.id,
         "title": record.title,
-        "release_datetime": iso_s(record.release_s),
-        "filing_date": date_s(record.release_s),
-        "year": record.fiscal_year or int(date_s(record.release_s)[:4]),
-        "language": language_json(record.language_index),
+        "release_datetime": released,
+        "filing_date": released[:10],
+        "year": record.fiscal_year or int(released[:4]),
+        "language": _LANGUAGES_JSON[record.language_index],
         "document_url": document_url,
         "proxy_url": document_url,
         "viewer_url": None,
         "company": company,
-        "filing_type": filing_type.to_json(),
+        "filing_type": _TYPES_JSON[record.type_index],
         "processing_status": processing_status(record, ctx.now_s, ctx.processing_delay_s),
         "file_extension": filing_type.extension,
         "file_size": record.file_size,

@@ -54,7 +54,7 @@ class SplitTree:
     def _new(self, size: int, key: object) -> int:
         node = Node(len(self.nodes), size, key)
         self.nodes.append(node)
-        if key is not None:
+        if key is not None and size > 0:  # an empty part owns no position: it is not in the tree
             self.by_key[key] = node.id
         return node.id
 
@@ -139,9 +139,10 @@ class SplitTree:
         node = nodes[self.root_id]
         p = root_position
         while node.split is not None:
-            split = node.split
-            below = split.count_left(p)
-            if split.count_left(p + 1) > below:
+            # Split.count_left inlined: this loop is the hot path of rendering any filing
+            size, left, phase = node.split.size, node.split.left, node.split.phase
+            below = -((phase - p * left) // size)
+            if -((phase - (p + 1) * left) // size) > below:
                 p, node = below, nodes[node.left]
             else:
                 p, node = p - below, nodes[node.right]

@@ -12,9 +12,9 @@ side of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .arith import stable_hash
+from .arith import hash_at, salted
 
 DAY_OPEN_S = 6 * 3600  # 06:00 UTC
 DAY_BUSINESS_S = 15 * 3600  # until 21:00 UTC
@@ -60,9 +60,13 @@ class Timeline:
     start_bt: int
     gap: int  # business seconds between consecutive filings (>= 1)
     seed: int
+    _jitter_base: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_jitter_base", salted(self.seed, JITTER_SALT))
 
     def jitter(self, index: int) -> int:
-        return stable_hash(self.seed, JITTER_SALT, index) % self.gap
+        return hash_at(self._jitter_base, index) % self.gap
 
     def business_time(self, index: int) -> int:
         return self.start_bt + index * self.gap + self.jitter(index)

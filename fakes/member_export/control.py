@@ -35,6 +35,10 @@ async def json_object(request: Request) -> dict[str, Any]:
         raise ControlError(400, f"request body is not valid JSON: {exc}", code="invalid_json") from None
     if not isinstance(body, dict):
         raise ControlError(400, "request body must be a JSON object", code="invalid_json")
+    nulls = sorted(name for name, value in body.items() if value is None)
+    if nulls:  # the Python API reads None as "use the default"; JSON clients must leave the field out
+        raise ControlError(400, f"field(s) {', '.join(nulls)} must not be null; omit them for the default",
+                           code="invalid_field")
     return body
 
 

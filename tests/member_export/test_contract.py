@@ -18,7 +18,7 @@ from schemathesis.generation import GenerationMode
 
 from fakes.member_export import MemberExportFake
 
-EXAMPLES = 300
+EXAMPLES = 40
 OWN_CONTROL_PATHS = ("/_fake/members", "/_fake/tokens")
 
 

@@ -15,7 +15,8 @@ from scenarios import bench
 
 def test_quick_in_process_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "bench.json"
-    assert bench.main(["--quick", "--parts", "inprocess", "--fresh-runs", "3", "--json", str(out)]) == 0
+    assert bench.main(["--quick", "--parts", "inprocess", "--fresh-runs", "3", "--inproc-seconds", "0.1",
+                       "--json", str(out)]) == 0
     figures = json.loads(out.read_text())
     rows = {row["service"]: row for row in figures["inprocess"]}
     assert bench.KERNEL in rows  # the kernel-only fake is always there, whatever services import

@@ -1,0 +1,101 @@
+"""Schemathesis on the fake's own OpenAPI document, in process, with the caller's key configured
+on the schema (so a request schemathesis strips of its key is expected to be refused), plus the
+document's own promises: every documented status is reachable."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schemathesis.generation import GenerationMode
+
+from fakes.filings import FilingsFake
+from fakes.kernel.openapi import CONTROL_TAG
+
+EXAMPLES = int(os.environ.get("FAKES_CONTRACT_EXAMPLES", "60"))
+
+
+def _schema(fake: FilingsFake) -> Any:
+    schema = schemathesis.openapi.from_asgi("/openapi.json", fake.app)
+    schema.config.update(headers=fake.auth_headers())
+    return schema.exclude(tag=CONTROL_TAG)
+
+
+def _labels() -> list[str]:
+    return [op.ok().label for op in _schema(FilingsFake(seed=0, scale="small")).get_all_operations()]
+
+
+@pytest.mark.parametrize("label", _labels())
+def test_operation_keeps_its_documented_contract(label: str) -> None:
+    fake = FilingsFake(seed=0, scale="small")
+    operation = next(op.ok() for op in _schema(fake).get_all_operations() if op.ok().label == label)
+    cases = st.one_of(operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
+                      operation.as_strategy(generation_mode=GenerationMode.NEGATIVE))
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(case=cases, known_id=st.booleans())
+    def check(case: Any, known_id: bool) -> None:
+        if known_id and case.path_parameters:  # half of the time an id that exists (if it is a valid id)
+            for name, value in case.path_parameters.items():
+                if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+                    case.path_parameters[name] = 7
+        case.call_and_validate()
+
+    check()
+
+
+def test_every_documented_status_is_reachable() -> None:
+    fake = FilingsFake(seed=0, scale="small")
+    keys = {tier: fake.create_key(tier) for tier in ("free", "standard", "level2", "enterprise")}
+    exhausted = fake.create_key("enterprise", quota=0)
+    pending = fake.add_filing(company=3)["id"]
+    reached: dict[str, set[str]] = {}
+    with fake.client() as http:
+        ready = next(f["id"] for f in http.get("/filings/", headers={"X-API-Key": keys["enterprise"]}).json()["results"]
+                     if f["processing_status"] == "COMPLETED")
+
+        def hit(path: str, key: str | None, params: dict[str, str] | None = None) -> None:
+            headers = {"X-API-Key": key} if key else {}
+            response = http.get(path, params=params, headers=headers)
+            reached.setdefault(path.split("?")[0], set()).add(str(response.status_code))
+
+        for template, sample in [("/companies/", "/companies/"), ("/companies/{company_id}/", "/companies/7/"),
+                                 ("/filings/", "/filings/"), ("/filings/{filing_id}/", f"/filings/{ready}/"),
+                                 ("/filings/{filing_id}/markdown/", f"/filings/{ready}/markdown/"),
+                                 ("/filings/{filing_id}/document/", f"/filings/{ready}/document/"),
+                                 ("/filing-types/", "/filing-types/"),
+                                 ("/filing-types/{type_id}/", "/filing-types/7/")]:
+            hit(sample, keys["enterprise"])
+            hit(sample, None)
+            hit(sample, keys["free"])
+            hit(sample, keys["standard"], {"format": "markdown"})
+            hit(sample, exhausted)
+            unknown = sample.replace("/7/", "/999999/").replace(f"/{ready}/", "/999999/")
+            hit(unknown, keys["enterprise"])
+            hit(sample, keys["enterprise"], {"page_size": "0", "format": "pdf", "limit": "0"})
+            hit(sample, keys["enterprise"], {"page": "999"})
+            reached[template] = reached.pop(sample, set()) | reached.pop(unknown, set())
+        hit(f"/filings/{pending}/markdown/", keys["enterprise"])
+        reached["/filings/{filing_id}/markdown/"] |= reached.pop(f"/filings/{pending}/markdown/")
+    for path, item in fake.openapi()["paths"].items():
+        if path.startswith("/_fake"):
+            continue
+        documented = set(item["get"]["responses"])
+        assert documented <= reached[path], (path, documented - reached[path])
+        assert reached[path] <= documented, (path, reached[path] - documented)
+
+
+def test_document_describes_the_api_key_and_limits() -> None:
+    document = FilingsFake(seed=0, scale="small").openapi()
+    assert document["components"]["securitySchemes"]["ApiKeyAuth"] == {"type": "apiKey", "in": "header",
+                                                                       "name": "X-API-Key"}
+    page_size = next(p for p in document["paths"]["/filings/"]["get"]["parameters"] if p["name"] == "page_size")
+    assert page_size["schema"]["maximum"] == 100
+    assert {"/_fake/keys", "/_fake/companies", "/_fake/filings"} <= set(document["paths"])
+    listing = document["paths"]["/filings/"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert listing["$ref"] == "#/components/schemas/PaginatedFilingSummaryList"
