@@ -1055,7 +1055,7 @@ def render(report: Report) -> str:
     if report.http:
         out += ["", f"1. Over HTTP - load generator: {report.config['load']}",
                 f"{'service':<21} {'request':<40} {'bytes':>7} | {'bare req/s':>10} {'p50':>6} {'p99':>6} | "
-                f"{'fake req/s':>10} {'p50':>6} {'p99':>6} | {'ratio':>5} {'>=0.7':>5} {'RSS MB':>7}"]
+                f"{'fake req/s':>10} {'p50':>6} {'p99':>6} | {'ratio':>5} {'pairs':>5} {'>=0.7':>5} {'RSS MB':>7}"]
         for row in report.http:
             bare, fake = row["bare"], row["fake"]
             errors = fake["non_2xx"] + fake["socket_errors"] + bare["non_2xx"] + bare["socket_errors"]
@@ -1064,10 +1064,11 @@ def render(report: Report) -> str:
                 f"{row['service']:<21} {_short(row['request'], 40):<40} {row['response_bytes']:>7} | "
                 f"{bare['rps']:>10.0f} {bare['p50_ms']:>6.2f} {bare['p99_ms']:>6.2f} | "
                 f"{fake['rps']:>10.0f} {fake['p50_ms']:>6.2f} {fake['p99_ms']:>6.2f} | "
-                f"{row['ratio']:>5.2f} {mark:>5} "
+                f"{row['ratio']:>5.2f} {row['ratio_median_of_rounds']:>5.2f} {mark:>5} "
                 f"{_fmt(mb(row['rss_kb'])):>7}" + (f"  ({errors} errors!)" if errors else ""))
-        out.append("(latencies in ms; ratio = fake req/s / bare req/s; bare = plain Starlette answering the same "
-                   "bytes on the same path;\n serve-socket = the fake on fakes.kernel.server.bind_socket, as "
+        out.append("(latencies in ms; ratio = best fake req/s / best bare req/s, pairs = median of the ratios of "
+                   "the runs made one after the other;\n bare = plain Starlette answering the same bytes and "
+                   "headers on the same path;\n serve-socket = the fake on fakes.kernel.server.bind_socket, as "
                    "`fakes serve` and fake.serve() run it, against the bare app on a TCP_NODELAY socket)")
     if report.inprocess:
         out += ["", "2. In process (sequential calls of the sample request)",

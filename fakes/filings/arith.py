@@ -7,6 +7,7 @@ Both are pure functions of integers, so everything derived from them is a pure f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import gcd
 
 MASK64 = (1 << 64) - 1
 
@@ -86,8 +87,6 @@ class Split:
 
 def coprime_multiplier(h: int, modulus: int) -> int:
     """A multiplier in [1, modulus) coprime with ``modulus`` (for affine permutations)."""
-    from math import gcd
-
     if modulus <= 2:
         return 1
     a = 1 + h % (modulus - 1)

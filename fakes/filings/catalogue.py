@@ -10,7 +10,7 @@ full scale). Everything else about a company (name, ISIN, LEI, ...) is a pure fu
 *Filings* are positions on one infinite line. Filing ``i`` (id ``i + 1``) is released at a time
 strictly increasing in ``i`` (:mod:`~fakes.filings.timeline`), so time order is index order and
 a release-date range is an index range in O(1). The line is cut into *rounds* of ``L`` positions
-(``L`` = filings the whole catalogue publishes in a year, about 840,000), and every round is
+(``L`` = filings the whole catalogue publishes in a year, about 880,000), and every round is
 shared out the same way:
 
 * each company publishes ``w`` filings of a type a year (by size class: an annual report, three
@@ -69,6 +69,7 @@ SMALL_FILINGS = 3_000
 GROUP_SALT = 0x6A0B
 COMPANY_SALT = 0xC0A1
 RECORD_SALT = 0xF11E
+NAME_SALT = 0x4E41
 
 
 class ScaleError(ValueError):
@@ -153,6 +154,7 @@ class Catalogue:
         start = business_at_or_after(ANCHOR_S) - scale.filings * gap
         self.timeline = Timeline(start, gap, seed)
         self.record_hash_base = salted(seed, RECORD_SALT)
+        self.company_hash_base = salted(seed, NAME_SALT)
 
     # -- companies -----------------------------------------------------------------------------
     def _build_companies(self) -> None:

@@ -11,13 +11,12 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from .arith import stable_hash
+from .arith import hash_at, stable_hash
 from .catalogue import Catalogue
 from .identifiers import make_isin, make_lei
 from .isic import CLASSES, class_json, division_json, group_json, section_json
 from .markets import MARKETS
 
-NAME_SALT = 0x4E41
 DETAIL_SALT = 0xDE7A
 
 _PREFIXES = ("Al", "Bal", "Cor", "Del", "Ev", "Fal", "Gra", "Hel", "Ist", "Jor", "Kal", "Lum", "Mar", "Nor",
@@ -65,7 +64,7 @@ def _date(days_since_2000: int) -> str:
 # Each value below is a pure function of (catalogue arrays, id, h) with h = the company's hash;
 # the public one-value helpers serve the directory's bulk lookups, company_core computes h once.
 def _hash(catalogue: Catalogue, company_id: int) -> int:
-    return stable_hash(catalogue.seed, NAME_SALT, company_id)
+    return hash_at(catalogue.company_hash_base, company_id)
 
 
 def _name(catalogue: Catalogue, company_id: int, h: int) -> str:

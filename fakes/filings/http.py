@@ -66,54 +66,65 @@ def api_key_of(request: Request, header: str) -> str | None:
 def guarded(fake: FilingsFake, handler: Handler, feature: Feature,
             unmodelled: frozenset[str]) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
-        for name in unmodelled.intersection(request.query_params):
-            warn(request, f"query parameter {name!r} is a real filter this fake does not model; it was ignored")
         model: FilingsModel = fake.model  # read per request: reset and import replace it
         burst = fake.settings.burst_limit
         needs = feature(request) if callable(feature) else feature
         key = model.begin_call(api_key_of(request, fake.settings.api_key_header), needs)
         # A body is a function of the state, the second and the URL: the same request in the same
         # second (a poller, a benchmark, a client paging back) is answered from the cache.
-        cache_key = (model.instance, model.version, model.now_s(), str(request.url))
+        scope = request.scope
+        cache_key = (model.instance, model.version, model.now_s(), scope["path"], scope["query_string"],
+                     request.headers.get("host", ""), scope.get("root_path", ""), scope.get("scheme", "http"))
         cached = fake.responses.get(cache_key)
-        if cached is not None:
-            body, media_type, headers = cached
-            response = Response(body, media_type=media_type, headers=headers)
-        else:
+        if cached is None:
             try:
                 response = await handler(request, model, key)
             except ServiceError as err:  # refused: not counted, but the caller still sees its allowance
                 err.headers = {**key.headers(burst), **err.headers}
                 raise
-            fake.responses.put(cache_key, response)
+            ignored = sorted(unmodelled.intersection(request.query_params))
+            cached = fake.responses.put(cache_key, response, ignored)
+            if cached is None:
+                key.count_call()
+                response.headers.update(key.headers(burst))
+                return response
+        body, media_type, headers, ignored = cached
+        for name in ignored:
+            warn(request, f"query parameter {name!r} is a real filter this fake does not model; it was ignored")
         key.count_call()
-        response.headers.update(key.headers(burst))
-        return response
+        return Response(body, media_type=media_type, headers={**headers, **key.headers(burst)})
 
     return endpoint
 
 
+CacheKey = tuple[int, int, int, str, bytes, str, str, str]
+Cached = tuple[bytes, str | None, dict[str, str], list[str]]
+
+
 class ResponseCache:
-    """The last few successful bodies, least recently used first out."""
+    """The last few successful bodies (with the warnings their URL earns), least recently used out."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self.entries: OrderedDict[tuple[int, int, int, str], tuple[bytes, str | None, dict[str, str]]] = OrderedDict()
+        self.entries: OrderedDict[CacheKey, Cached] = OrderedDict()
 
-    def get(self, key: tuple[int, int, int, str]) -> tuple[bytes, str | None, dict[str, str]] | None:
+    def get(self, key: CacheKey) -> Cached | None:
         entry = self.entries.get(key)
         if entry is not None:
             self.entries.move_to_end(key)
         return entry
 
-    def put(self, key: tuple[int, int, int, str], response: Response) -> None:
+    def put(self, key: CacheKey, response: Response, ignored: list[str]) -> Cached | None:
+        """Keep a 200 answer; None (nothing kept) for any other."""
         if response.status_code != 200:
-            return
+            return None
         extra = {name: value for name, value in response.headers.items()
                  if name not in ("content-length", "content-type")}
-        self.entries[key] = (bytes(response.body), response.media_type, extra)
+        entry = (bytes(response.body), response.media_type, extra, ignored)
+        self.entries[key] = entry
         if len(self.entries) > self.size:
             self.entries.popitem(last=False)
+        return entry
 
 
 def base_url(request: Request) -> str:

@@ -56,8 +56,9 @@ def _figures(rng: random.Random, currency: str, previous_label: str, current_lab
                          ("Net income", revenue * margin * 0.7)]:
         rows.append([f"{label} ({currency} m)", f"{value / (1 + growth):,.1f}", f"{value:,.1f}",
                      f"{growth * 100:+.1f} %"])
-    rows.append(["Earnings per share", f"{rng.uniform(0.1, 9):.2f}", f"{rng.uniform(0.1, 9):.2f}", ""])
-    rows.append(["Employees (FTE)", f"{rng.randint(50, 60_000):,}", f"{rng.randint(50, 60_000):,}", ""])
+    eps, staff = rng.uniform(0.1, 9), rng.randint(50, 60_000)
+    rows.append(["Earnings per share", f"{eps / (1 + growth):.2f}", f"{eps:.2f}", f"{growth * 100:+.1f} %"])
+    rows.append(["Employees (FTE)", f"{round(staff / (1 + growth / 3)):,}", f"{staff:,}", ""])
     return _table(["Key figures", previous_label, current_label, "Change"], rows)
 
 

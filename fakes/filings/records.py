@@ -65,9 +65,10 @@ def date_s(epoch_s: int) -> str:
     return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
 
 
-def period_fields(code: str, release_s: int, per_year: int) -> tuple[int | None, str | None]:
+def period_fields(code: str, release_s: int, per_year: int,
+                  released: time.struct_time | None = None) -> tuple[int | None, str | None]:
     """(fiscal year, fiscal period) of a report of type ``code`` released at ``release_s``."""
-    released = time.gmtime(release_s)
+    released = released or time.gmtime(release_s)
     period = fiscal_period(code, released.tm_mon, per_year)
     if period is None:
         return None, None
@@ -97,8 +98,8 @@ _TOPICS = ("Contract award", "Capital increase", "Share buyback programme", "Cha
 
 
 def title_for(code: str, company_name: str, release_s: int, fiscal_year: int | None, period: str | None,
-              h: int) -> str:
-    year = time.gmtime(release_s).tm_year
+              h: int, released: time.struct_time | None = None) -> str:
+    year = (released or time.gmtime(release_s)).tm_year
     label = _TITLES[code].format(fy=fiscal_year or year - 1, period=period or "", year=year)
     if code in ("ADHOC", "PR"):
         label = f"{label}: {_TOPICS[h % len(_TOPICS)]}"
@@ -111,14 +112,15 @@ def generated_record(catalogue: Catalogue, index: int) -> FilingRecord:
     where = catalogue.locate(index)
     filing_type = TYPES[where.type_index]
     release = catalogue.timeline.release_s(index)
-    fiscal_year, period = period_fields(filing_type.code, release, where.weight)
+    released = time.gmtime(release)
+    fiscal_year, period = period_fields(filing_type.code, release, where.weight, released)
     core = company_core(catalogue, where.company_id)
     h = hash_at(catalogue.record_hash_base, index)
     return FilingRecord(
         id=index + 1, company_id=where.company_id, type_index=where.type_index,
         language_index=where.language_index, market_index=where.market_index,
         release_s=release, added_s=release,
-        title=title_for(filing_type.code, core.name, release, fiscal_year, period, h),
+        title=title_for(filing_type.code, core.name, release, fiscal_year, period, h, released),
         fiscal_year=fiscal_year, fiscal_period=period,
         file_size=40_000 + (h >> 8) % (12_000_000 if filing_type.code.startswith("10-K") else 900_000),
         failed=(h >> 40) % 1000 < FAILED_PER_MILLE,

@@ -151,7 +151,3 @@ class SplitTree:
 
 Nested = Sequence[tuple[object, "int | Nested"]]
 
-
-def route_depths(tree: SplitTree, nodes: Sequence[Node]) -> int:
-    """The deepest route among ``nodes`` (bounds how unevenly a union of parts is spread)."""
-    return max((len(node.route) for node in nodes), default=0)

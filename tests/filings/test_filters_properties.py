@@ -23,7 +23,7 @@ from fakes.filings.markets import MARKETS
 
 from .brute import World, expected_company_ids, expected_filing_ids, world
 
-SETTINGS = settings(max_examples=200, deadline=None, database=None, derandomize=True,
+SETTINGS = settings(max_examples=120, deadline=None, database=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 

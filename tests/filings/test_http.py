@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fakes.filings import FilingsFake
 
@@ -204,3 +206,24 @@ def test_unmodelled_real_filters_are_ignored_with_a_journal_warning(fake: Filing
     assert client.get("/filings/", params={"fiscal_year": "2024"}).status_code == 200
     warnings = fake.journal_entries()[-1]["warnings"]
     assert warnings and "fiscal_year" in warnings[0]
+
+
+PARAMS = ["company", "company_isin", "isin", "lei", "filing_type", "type", "types", "language", "languages",
+          "countries", "country", "release_datetime_from", "release_datetime_to", "date_to", "ordering", "view",
+          "page", "page_size", "sector", "industry_group", "industry", "sub_industry", "ticker", "search", "format",
+          "offset", "limit", "category"]
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(["/filings/", "/companies/", "/filing-types/", "/filings/5/", "/filings/5/markdown/",
+                             "/companies/5/"]),
+       params=st.dictionaries(st.sampled_from(PARAMS), st.one_of(
+           st.text(max_size=30), st.integers(-10**30, 10**30).map(str),
+           st.sampled_from(["9999-12-31", "0001-01-01T00:00:00+23:59", "2024-02-29T23:59:60Z", "-id", "10-K,IR"])),
+           max_size=5))
+def test_no_input_makes_a_server_error(enterprise: httpx.Client, path: str, params: dict[str, str]) -> None:
+    response = enterprise.get(path, params=params)
+    assert response.status_code < 500, response.text
+    if response.status_code >= 400:
+        assert isinstance(response.json()["detail"], str)

@@ -229,7 +229,7 @@ def _with_bounds(query: dict[str, str]) -> dict[str, str]:
     return bounded
 
 
-FilingsMachine.TestCase.settings = settings(max_examples=25, stateful_step_count=30, deadline=None,
+FilingsMachine.TestCase.settings = settings(max_examples=20, stateful_step_count=30, deadline=None,
                                             database=None, derandomize=True,
                                             suppress_health_check=[HealthCheck.too_slow])
 TestFilingsMachine = FilingsMachine.TestCase
