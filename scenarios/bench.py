@@ -1081,10 +1081,10 @@ def render(report: Report) -> str:
                        f"{row['fresh_median_ms']:>8.2f} {row['fresh_p90_ms']:>6.2f} "
                        f"{row['fresh_create_median_ms']:>6.2f} {mark:>5} | "
                        f"{_fmt(row['cold_process_ms'], '.0f'):>14} {_fmt(row['cold_import_ms'], '.0f'):>6}")
-        out.append("(ASGI = the app called directly, as uvicorn calls it; bare = plain Starlette, same bytes; "
-                   "fresh = median of new fake + auth_headers() + first sample request through fake.client(), "
-                   "default settings, create = the constructor alone; new process = the same in a new "
-                   "interpreter, imports included, what a test session's first fixture pays)")
+        out.append("(ASGI = the app called directly, as uvicorn calls it; bare = plain Starlette, same bytes;\n"
+                   " fresh = median of new fake + auth_headers() + first sample request through fake.client(), "
+                   "default settings; create = the constructor alone;\n new process = the same in a new "
+                   "interpreter, imports included: what a test session's first fixture pays)")
     if report.scale:
         out += ["", "3. Scale"]
         filings = report.scale.get("filings")
@@ -1124,7 +1124,7 @@ def render(report: Report) -> str:
         for t in report.targets:
             value = t["value"]
             shown = "-" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))
-            out.append(f"  [{_mark(t['pass']):>4}] {t['name']:<44} {shown:>9} {t['unit']:<7} "
+            out.append(f"  [{_mark(t['pass']):>4}] {t['name']:<48} {shown:>9} {t['unit']:<7} "
                        f"(target {t['op']} {t['target']})")
     if report.skipped:
         out += ["", "Skipped"]

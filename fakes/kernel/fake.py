@@ -106,7 +106,8 @@ class Fake:
     @property
     def app(self) -> FakeApp:
         if self._app is None:
-            service = Router(routes=[Route("/openapi.json", self._serve_openapi, methods=["GET"]), *self.routes()])
+            # the service's routes first: they are what requests hit (routers try routes in order)
+            service = Router(routes=[*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
             control = Router(routes=[*control_routes(self), *_under_control_prefix(self.control_routes())])
             self._app = FakeApp(self, service, control)
         return self._app

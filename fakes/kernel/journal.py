@@ -7,6 +7,8 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
+from .clock import iso_ms
+
 DEFAULT_JOURNAL_SIZE = 1000
 
 
@@ -33,7 +35,7 @@ class Journal:
         return len(self._entries)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return iter(list(self._entries))
+        return iter([_readable(e) for e in list(self._entries)])
 
     def entries(
         self, *, method: str | None = None, path: str | None = None, warnings_only: bool = False,
@@ -41,7 +43,7 @@ class Journal:
     ) -> list[dict[str, Any]]:
         """Entries filtered by method, exact path and whether they carry warnings."""
         found = [
-            e for e in list(self._entries)
+            _readable(e) for e in list(self._entries)
             if (method is None or e["method"] == method.upper())
             and (path is None or e["path"] == path)
             and (not warnings_only or e["warnings"])
@@ -50,3 +52,10 @@ class Journal:
 
     def warnings(self) -> list[str]:
         return [w for e in list(self._entries) for w in e["warnings"]]
+
+
+def _readable(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry with its virtual time as ISO-8601 (kept as epoch ms on the hot path)."""
+    if "time" not in entry:
+        entry["time"] = iso_ms(entry["epoch_ms"])
+    return entry

@@ -190,3 +190,10 @@ def test_reset_does_not_rewind_a_shared_clock() -> None:
     shared.advance(3600)
     first.reset()
     assert second.clock.now_ms() == DEFAULT_START_MS + 3_600_000
+
+
+def test_fast_and_standard_json_encoders_give_the_same_bytes() -> None:
+    from fakes.kernel.http import _stdlib_dumps, dumps
+
+    sample = {"a": [1, 2.5, None, True], "ü": "é ✓", "nested": {"x": ""}, "big": 2**60, "neg": -0.125}
+    assert dumps(sample) == _stdlib_dumps(sample)

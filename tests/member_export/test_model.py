@@ -109,7 +109,7 @@ def test_bad_member_bodies_are_refused(body: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize(("action", "details"), [
-    ("fly", {}), (None, {}), ("send_message", {"contact": 10_000}), ("send_message", {"contact": -1}),
+    ("fly", {}), (None, {}), ("send_message", {"contact": 10**9}), ("send_message", {"contact": -1}),
     ("comment", {"text": 5}), ("react", {"reaction": "LOVE"}), ("post", {"delay_s": -1}),
     ("invite", {"text": "x"}), ("comment", {"post_urn": "http://x"}),
 ])
@@ -119,6 +119,15 @@ def test_bad_actions_are_refused(action: object, details: dict[str, object]) -> 
     with pytest.raises(ServiceError) as refused:
         model.act(member_id, action, details)
     assert refused.value.status == 400
+
+
+def test_a_contact_the_member_lacks_is_a_404() -> None:
+    model, _ = make_model()
+    member_id = model.create_member(sizes={"CONNECTIONS": 3})["id"]
+    assert model.act(member_id, "send_message", {"contact": 2})["domain"] == "INBOX"
+    with pytest.raises(ServiceError) as missing:
+        model.act(member_id, "send_message", {"contact": 3})
+    assert missing.value.status == 404
 
 
 def test_changelog_times_are_unique_per_member_so_paging_always_progresses() -> None:
