@@ -22,7 +22,7 @@ Schema = dict[str, Any]
 #: contract answers a missing or wrong version with 426. Declared required, every such fuzzed
 #: request would be flagged although the fake does exactly what the seed says. The 426 answer is
 #: documented on every operation and tested in tests/member_export.
-VERSION_HEADER_DECLARED_REQUIRED = False
+VERSION_HEADER_DECLARED_REQUIRED = True
 
 ERROR: Schema = {
     "type": "object",
