@@ -50,7 +50,7 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
         finally:
             for text in warnings:
                 warn(request, text)
-        return json_response(snapshot_body(page, domain, fake.prefix))
+        return json_response(snapshot_body(page, domain, request.scope.get("root_path", "")))
 
     async def changelog(request: Request) -> Response:
         model, member = caller(request)

@@ -156,8 +156,6 @@ class MemberExportModel:
         self.counters = {"members": 0, "tokens": 0, "actions": 0, "events": 0}
         self.event_id_base = 978_000_000 + mix(seed, "event-ids") % 1_000_000
         self._pages: OrderedDict[tuple[Any, ...], list[Row]] = OrderedDict()
-        if settings.changelog_time_field not in ("processedAt", "capturedAt"):
-            raise ValueError("changelog_time_field must be processedAt or capturedAt")
 
     # -- members and tokens (control plane) ---------------------------------------------------
     def create_member(

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fakes.kernel.settings import FakeSettings
+from fakes.kernel.settings import FakeSettings, SettingsError
+
+from .domains import DOMAINS
 
 #: EU member states, the other EEA countries and Switzerland (ISO 3166-1 alpha-2).
 ELIGIBLE_REGIONS = [
@@ -56,3 +58,27 @@ class MemberExportSettings(FakeSettings):
     poll_interval_s: int = field(default=3_600, metadata={
         "help": "documented changelog polling cadence; faster polls get a journal warning"})
     locale: str = field(default="en_US", metadata={"help": "faker locale of the generated data"})
+
+    def __post_init__(self) -> None:
+        """Refuse settings that would only fail later, at the first request that needs them."""
+        checks = [
+            (self.page_size >= 1, "page_size must be >= 1"),
+            (1 <= self.changelog_default_count <= self.changelog_max_count,
+             "changelog_default_count must be between 1 and changelog_max_count"),
+            (self.changelog_retention_days >= 1, "changelog_retention_days must be >= 1"),
+            (self.invitation_history_days >= 0, "invitation_history_days must be >= 0"),
+            (min(self.processing_delay_s, self.reply_delay_s, self.poll_interval_s, self.token_lifetime_s) >= 0,
+             "delays, intervals and lifetimes must be >= 0"),
+            (self.changelog_time_field in ("processedAt", "capturedAt"),
+             "changelog_time_field must be processedAt or capturedAt"),
+        ]
+        for name, table in (("sizes", self.sizes), ("build_times", self.build_times)):
+            for domain, value in table.items():
+                checks.append((domain in DOMAINS, f"{name} names an unknown domain {domain!r}"))
+                checks.append((isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0,
+                               f"{name}.{domain} must be a number >= 0"))
+            if name == "sizes":
+                checks.append((all(isinstance(v, int) for v in table.values()), "sizes must be whole numbers"))
+        problems = [message for ok, message in checks if not ok]
+        if problems:
+            raise SettingsError("member-export: " + "; ".join(problems))

@@ -9,6 +9,7 @@ import pytest
 
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.settings import SettingsError
 from fakes.member_export.actions import DETAILS
 from fakes.member_export.changelog import Changelog
 from fakes.member_export.data import DataGenerator, MemberSeed, record_time_ms
@@ -182,3 +183,10 @@ def test_state_round_trips_through_json_losslessly() -> None:
             continue
         assert copy.snapshot(copy.members[member_id], domain, 0, []) == page
     assert copy.act(member_id, "post", {}) == model.act(member_id, "post", {})
+
+
+@pytest.mark.parametrize("bad", [{"page_size": 0}, {"sizes": {"FOO": 1}}, {"build_times": {"INBOX": "1h"}},
+                                 {"changelog_default_count": 60}, {"changelog_time_field": "createdAt"}])
+def test_settings_that_would_fail_later_are_refused_at_once(bad: dict[str, object]) -> None:
+    with pytest.raises(SettingsError):
+        MemberExportSettings(**bad)  # type: ignore[arg-type]
