@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from starlette.requests import Request
@@ -11,6 +12,7 @@ from starlette.responses import Response
 from .errors import ServiceError
 
 WARNINGS_KEY = "fakes.warnings"
+_INTEGER = re.compile(r"-?[0-9]+")
 
 
 def _stdlib_dumps(content: Any) -> bytes:
@@ -42,7 +44,7 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
 async def read_json(request: Request, *, error: type[ServiceError] = ServiceError) -> Any:
     """The request body as JSON; ``{}`` when empty; a 400 when it is not JSON."""
     raw = await request.body()
-    if not raw.strip():
+    if not raw:
         return {}
     try:
         return json.loads(raw)
@@ -76,11 +78,10 @@ def query_int(
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise error(400, f"query parameter '{name}' must be an integer, got {raw!r}",
-                    code="invalid_parameter") from None
+    # int() would also take "1_000", " 5" and "٣"; a query integer is plain ASCII digits
+    if not _INTEGER.fullmatch(raw):
+        raise error(400, f"query parameter '{name}' must be an integer, got {raw!r}", code="invalid_parameter")
+    value = int(raw)
     if minimum is not None and value < minimum:
         raise error(400, f"query parameter '{name}' must be >= {minimum}", code="invalid_parameter")
     if maximum is not None and value > maximum:

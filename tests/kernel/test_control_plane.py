@@ -136,6 +136,9 @@ def test_service_errors_use_the_service_shape_never_a_500(notes: NotesFake) -> N
     assert client.post("/notes", json=[1]).status_code == 400
     assert client.get("/notes", params={"limit": "ten"}).json()["code"] == "invalid_parameter"
     assert client.get("/notes", params={"limit": "0"}).status_code == 400
+    for sloppy in ("1_0", " 5", "5 ", "+5", "\u0663"):
+        assert client.get("/notes", params={"limit": sloppy}).status_code == 400, sloppy
+    assert client.post("/notes", content=b"  ").status_code == 400
 
 
 def test_unexpected_exceptions_become_the_service_shape(notes: NotesFake, monkeypatch: pytest.MonkeyPatch) -> None:
