@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -79,6 +79,18 @@ class EmptySource:
         return []
 
 
+def take_selected(select: Callable[[int], int], rank: int, limit: int, stop: int) -> list[int]:
+    """Up to ``limit`` indexes below ``stop``, from the ``rank``-th on, of a source with ``select``."""
+    found: list[int] = []
+    while len(found) < limit:
+        index = select(rank)
+        if index >= stop:
+            break
+        found.append(index)
+        rank += 1
+    return found
+
+
 class PatternSource:
     """Indexes ``{r*L + p}`` for every round ``r`` and every ``p`` of a sorted pattern."""
 
@@ -95,16 +107,7 @@ class PatternSource:
         return whole * self.round_size + self.positions[rest]
 
     def take(self, rank: int, limit: int, stop: int) -> list[int]:
-        found: list[int] = []
-        if not self.positions:
-            return found
-        while len(found) < limit:
-            index = self.select(rank)
-            if index >= stop:
-                break
-            found.append(index)
-            rank += 1
-        return found
+        return take_selected(self.select, rank, limit, stop) if self.positions else []
 
 
 class NodeSource:
@@ -124,14 +127,7 @@ class NodeSource:
         return whole * self.round_size + self.tree.select(self.node, rest)
 
     def take(self, rank: int, limit: int, stop: int) -> list[int]:
-        found: list[int] = []
-        while len(found) < limit:
-            index = self.select(rank)
-            if index >= stop:
-                break
-            found.append(index)
-            rank += 1
-        return found
+        return take_selected(self.select, rank, limit, stop)
 
 
 class UnionSource:
