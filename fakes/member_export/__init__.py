@@ -2,7 +2,7 @@
 
 Consent starts archiving and the per-domain snapshot builds; snapshot pages end with a 404
 "No data found"; the changelog keeps 28 days of the member's actions, queried with an inclusive
-``startTime``. See notes/member_export.md for settings and control-plane bodies.
+``startTime``. See README.md, "Services", for settings and control-plane bodies.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ COMPOSE_FILES = {"compose.yaml": ROOT / "docker" / "compose.yaml",
 CLI_SOURCE = ROOT / "fakes" / "kernel" / "cli.py"
 #: where the image keeps its virtualenv (first PATH entry's parent); checked by the tests
 IMAGE_VENV = "/opt/venv"
-#: the documented gateway port (EXPOSEd, compose.yaml's gateway profile, notes/docker.md)
+#: the documented gateway port (EXPOSEd, compose.yaml's gateway profile, README "Docker and CI pipelines")
 GATEWAY_PORT = 8700
 
 
