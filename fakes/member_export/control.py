@@ -6,7 +6,6 @@ faces cannot drift apart. Errors use the kernel's control shape ``{"error", "mes
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -14,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ControlError
-from fakes.kernel.http import json_response
+from fakes.kernel.http import json_response, read_json_object
 
 if TYPE_CHECKING:
     from . import MemberExportFake
@@ -26,15 +25,7 @@ TOKEN_FIELDS = frozenset({"member_id", "expires_in", "scope"})
 
 async def json_object(request: Request) -> dict[str, Any]:
     """The body as a JSON object; no body at all means ``{}`` (whitespace is not JSON)."""
-    raw = await request.body()
-    if not raw:
-        return {}
-    try:
-        body = json.loads(raw)
-    except ValueError as exc:  # UnicodeDecodeError included
-        raise ControlError(400, f"request body is not valid JSON: {exc}", code="invalid_json") from None
-    if not isinstance(body, dict):
-        raise ControlError(400, "request body must be a JSON object", code="invalid_json")
+    body = await read_json_object(request, error=ControlError)
     nulls = sorted(name for name, value in body.items() if value is None)
     if nulls:  # the Python API reads None as "use the default"; JSON clients must leave the field out
         raise ControlError(400, f"field(s) {', '.join(nulls)} must not be null; omit them for the default",
