@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -57,6 +58,25 @@ async def read_json_object(request: Request, *, error: type[ServiceError] = Serv
     if not isinstance(body, dict):
         raise error(400, "request body must be a JSON object", code="invalid_json")
     return body
+
+
+def parse_query(request: Request) -> QueryParams:
+    """``request.query_params``, parsed without ``parse_qsl`` when the query needs no decoding.
+
+    Most queries are plain ``a=1&b=x``; splitting them directly gives the same pairs as
+    Starlette's ``parse_qsl(..., keep_blank_values=True)`` at a fraction of the cost (it was a
+    fifth of a snapshot request's time). Later ``request.query_params`` reads reuse the result.
+    """
+    cached: QueryParams | None = getattr(request, "_query_params", None)
+    if cached is None:
+        raw = request.scope["query_string"].decode("latin-1")
+        if "%" in raw or "+" in raw:
+            cached = QueryParams(raw)
+        else:
+            cached = QueryParams([(name, value) for name, _, value in
+                                  (part.partition("=") for part in raw.split("&") if part)])
+        request._query_params = cached
+    return cached
 
 
 def warn(request: Request, text: str) -> None:

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, json_response, warn
+from fakes.kernel.http import bearer_token, json_response, parse_query, warn
 
 from .model import SERVICE_ERROR_GENERIC, Member, MemberExportModel, SnapshotPage, bad_request
 
@@ -35,6 +35,7 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
     def caller(request: Request) -> tuple[MemberExportModel, Member]:
         """The current model and the calling member, after the version and token checks."""
         check_version(request, fake.settings.version_header, fake.settings.accepted_version)
+        parse_query(request)  # the fast path for what check_query and the handlers read next
         model: MemberExportModel = fake.model  # read per request: reset/import replace it
         return model, model.authenticate(bearer_token(request))
 

@@ -200,3 +200,16 @@ def test_fast_and_standard_json_encoders_give_the_same_bytes() -> None:
 
     sample = {"a": [1, 2.5, None, True], "ü": "é ✓", "nested": {"x": ""}, "big": 2**60, "neg": -0.125}
     assert dumps(sample) == _stdlib_dumps(sample)
+
+
+@pytest.mark.parametrize("query", [b"", b"a=1&b=x", b"a=1&a=2", b"flag&x=", b"&&a=1&", b"a=%20b&c=d+e", b"q=%ZZ",
+                                   b"k=v=w", b"=v"])
+def test_fast_query_parsing_equals_starlettes(query: bytes) -> None:
+    from starlette.datastructures import QueryParams
+    from starlette.requests import Request
+
+    from fakes.kernel.http import parse_query
+
+    request = Request({"type": "http", "query_string": query, "headers": []})
+    assert list(parse_query(request).multi_items()) == list(QueryParams(query).multi_items())
+    assert request.query_params is parse_query(request)
