@@ -213,3 +213,14 @@ def test_fast_query_parsing_equals_starlettes(query: bytes) -> None:
     request = Request({"type": "http", "query_string": query, "headers": []})
     assert list(parse_query(request).multi_items()) == list(QueryParams(query).multi_items())
     assert request.query_params is parse_query(request)
+
+
+def test_state_import_into_a_real_clock_fake_restores_the_exported_instant() -> None:
+    source = NotesFake(clock="real")
+    source.client().post("/notes", json={"text": "a"})
+    exported = source.export_state()
+    target = NotesFake(clock="real")
+    target.advance(3600)  # ahead of the export
+    target.import_state(exported)
+    assert abs(target.clock.now_ms() - exported["clock"]["epoch_ms"]) < 5_000
+    assert target.client().get("/notes/n1").json()["text"] == "a"
