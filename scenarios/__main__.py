@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import httpx
 
-from .runner import discover, run_scenario
+from .runner import discover, is_fake_target, run_scenario
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,6 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--real", action="store_true", help="treat the target as the real service")
     run.add_argument("--json", action="store_true", help="print the report as JSON")
     run.add_argument("--timeout", type=float, default=100.0, help="HTTP timeout in seconds")
+    run.add_argument("--service", help="with 'all': the target's service (found by /_fake/health on a fake)")
     sub.add_parser("bench", help="benchmark the fakes: python -m scenarios bench --help")
     args = parser.parse_args(argv)
     scenarios = discover()
@@ -36,7 +37,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, scenario in scenarios.items():
             print(f"{name:<32} {scenario.service:<15} {scenario.summary}")
         return 0
-    names = list(scenarios) if args.name == "all" else [args.name]
+    if args.name == "all":
+        service = args.service or (None if args.real else _fake_service(args.base_url, args.timeout))
+        if service is None:
+            print("with 'all' against a real service, say which one: --service NAME", file=sys.stderr)
+            return 2
+        names = [name for name, scenario in scenarios.items() if scenario.service == service]
+    else:
+        names = [args.name]
     for name in names:
         if name not in scenarios:
             print(f"unknown scenario {name!r}; see `python -m scenarios list`", file=sys.stderr)
@@ -50,6 +58,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.render())
         failed += report.status == "failed"
     return 1 if failed else 0
+
+
+def _fake_service(base_url: str, timeout: float) -> str | None:
+    """The service name a fake reports on /_fake/health (None if the target is no fake)."""
+    with httpx.Client(base_url=base_url, timeout=timeout) as client:
+        if not is_fake_target(client):
+            return None
+        return str(client.get("/_fake/health").json()["service"])
 
 
 def _credentials(items: list[str]) -> dict[str, str]:

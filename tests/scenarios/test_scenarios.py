@@ -15,15 +15,20 @@ from tests.kernel.tiny import NotesFake
 SCENARIOS = discover()
 
 
-def scenario_fake(service: str) -> object:
-    settings = {"scale": "small"} if service == "filings" else {}
+def scenario_fake(service: str, **settings: object) -> object:
     return registry.fake_class(service)(seed=0, **settings)
 
 
-@pytest.mark.parametrize("name", list(SCENARIOS))
-def test_scenario_passes_against_the_fake(name: str) -> None:
+# each scenario against the fake as `fakes serve` runs it (default settings: the full filings
+# catalogue) and, for filings, against the small catalogue that tests use
+CASES = [(name, {}) for name in SCENARIOS] + [
+    (name, {"scale": "small"}) for name, scenario in SCENARIOS.items() if scenario.service == "filings"]
+
+
+@pytest.mark.parametrize(("name", "settings"), CASES, ids=[f"{n}-{s.get('scale', 'default')}" for n, s in CASES])
+def test_scenario_passes_against_the_fake(name: str, settings: dict[str, object]) -> None:
     scenario = SCENARIOS[name]
-    fake = scenario_fake(scenario.service)
+    fake = scenario_fake(scenario.service, **settings)
     with fake.client() as client:  # type: ignore[attr-defined]
         report = run_scenario(scenario, client)
     assert report.target == "fake"
@@ -93,3 +98,16 @@ def test_cli_lists_and_runs_against_a_live_fake() -> None:
     unknown = subprocess.run([sys.executable, "-m", "scenarios", "run", "nope", "--base-url", "http://x"],
                              capture_output=True, text=True)
     assert unknown.returncode == 2
+
+
+def test_cli_run_all_runs_the_targets_own_scenarios() -> None:
+    fake = scenario_fake("member-export")
+    with fake.serve() as base_url:  # type: ignore[attr-defined]
+        result = subprocess.run([sys.executable, "-m", "scenarios", "run", "all", "--base-url", base_url],
+                                capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    ran = {line.split(": ")[1] for line in result.stdout.splitlines() if line.startswith("PASSED: ")}
+    assert ran == {name for name, s in SCENARIOS.items() if s.service == "member-export"}
+    real = subprocess.run([sys.executable, "-m", "scenarios", "run", "all", "--base-url", "http://127.0.0.1:9",
+                           "--real"], capture_output=True, text=True, timeout=60)
+    assert real.returncode == 2 and "--service" in real.stderr
