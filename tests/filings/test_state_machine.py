@@ -13,6 +13,7 @@ filings, and the state exported and imported mid-run. After every step:
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import httpx
@@ -229,7 +230,10 @@ def _with_bounds(query: dict[str, str]) -> dict[str, str]:
     return bounded
 
 
-FilingsMachine.TestCase.settings = settings(max_examples=20, stateful_step_count=30, deadline=None,
-                                            database=None, derandomize=True,
-                                            suppress_health_check=[HealthCheck.too_slow])
+# FAKES_STATEFUL_EXAMPLES raises the run count; FAKES_HYPOTHESIS_EXPLORE=1 draws new examples
+# instead of the fixed, repeatable ones CI runs.
+FilingsMachine.TestCase.settings = settings(
+    max_examples=int(os.environ.get("FAKES_STATEFUL_EXAMPLES", "20")), stateful_step_count=30,
+    deadline=None, database=None, derandomize=not os.environ.get("FAKES_HYPOTHESIS_EXPLORE"),
+    suppress_health_check=[HealthCheck.too_slow])
 TestFilingsMachine = FilingsMachine.TestCase

@@ -14,6 +14,7 @@ action announced) and checks after every request that the fake:
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -260,7 +261,10 @@ class MemberExportMachine(RuleBasedStateMachine):
         self.fake, self.client = copy, copy.client()
 
 
+# FAKES_STATEFUL_EXAMPLES raises the run count; FAKES_HYPOTHESIS_EXPLORE=1 draws new examples
+# instead of the fixed, repeatable ones CI runs.
 MemberExportMachine.TestCase.settings = settings(
-    max_examples=40, stateful_step_count=30, deadline=None, database=None, derandomize=True,
+    max_examples=int(os.environ.get("FAKES_STATEFUL_EXAMPLES", "40")), stateful_step_count=30,
+    deadline=None, database=None, derandomize=not os.environ.get("FAKES_HYPOTHESIS_EXPLORE"),
     suppress_health_check=list(HealthCheck))
 TestMemberExportMachine = MemberExportMachine.TestCase
