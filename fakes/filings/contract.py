@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.openapi import CONTROL_TAG
+from fakes.kernel.openapi import CONTROL_TAG, json_response_spec
 
 from .directory import COMPANY_ORDERINGS
 from .filing_types import TYPES
@@ -196,11 +196,7 @@ _RATE_HEADERS = {
 }
 
 
-def _json(schema: Schema, description: str, headers: dict[str, Any] | None = None) -> Schema:
-    response: Schema = {"description": description, "content": {"application/json": {"schema": schema}}}
-    if headers:
-        response["headers"] = headers
-    return response
+_json = json_response_spec
 
 
 def _errors(*statuses: int) -> dict[str, Schema]:

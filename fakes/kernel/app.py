@@ -77,6 +77,10 @@ class FakeApp:
                                    code="not_found" if exc.status_code == 404 else "method_not_allowed")
             await json_response(control_error_body(refusal), refusal.status,
                                 dict(exc.headers or {}))(scope, receive, send)
+        except Exception as exc:  # the same safety net as the service's: never a traceback
+            log.exception("unexpected error in the control plane of fake %s", self.fake.name)
+            failure = ControlError(500, f"internal error in the fake's control plane: {exc!r}", code="internal")
+            await json_response(control_error_body(failure), 500)(scope, receive, send)
 
     # -- the service -------------------------------------------------------------------------
     async def _service(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:

@@ -179,11 +179,11 @@ class Fake:
             model.load_state(state["model"])
             faults = FaultSet(self.seed)
             faults.load_state(state.get("faults", {}))
-            clock_state = state["clock"]
-            int(clock_state["epoch_ms"])  # validated before anything changes
+            clock_state = {"epoch_ms": int(state["clock"]["epoch_ms"]),  # validated before anything changes
+                           "initial_ms": int(state["clock"].get("initial_ms", self.clock.to_state()["initial_ms"]))}
         except ControlError:
             raise
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ControlError(400, f"invalid state: {exc!r}", code="invalid_state") from None
         self.clock.load_state(clock_state)
         self.faults = faults

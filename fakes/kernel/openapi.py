@@ -34,8 +34,16 @@ _FAULT = {"type": "object", "properties": {**_FAULT_IN["properties"], "id": {"ty
                                            "fired": {"type": "integer"}}}
 
 
-def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
+def json_response_spec(schema: dict[str, Any], description: str = "OK",
+                       headers: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An OpenAPI response object with a JSON body (what every service document repeats)."""
+    response: dict[str, Any] = {"description": description, "content": {"application/json": {"schema": schema}}}
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+_json = json_response_spec
 
 
 def _op(summary: str, responses: dict[str, Any], body: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakes.kernel.openapi import json_response_spec
+
 from .actions import ACTIONS, DETAILS, MAX_CONTACT, MAX_DELAY_S, MAX_TEXT, MAX_URN, REACTIONS
 from .domains import CATALOGUE, SERVED_DOMAINS
 from .http import MAX_EPOCH_MS, MAX_START
@@ -152,8 +154,7 @@ def _action_variant(action: str) -> Schema:
     return {"type": "object", "required": ["action"], "additionalProperties": False, "properties": properties}
 
 
-def _json(schema: Schema, description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
+_json = json_response_spec
 
 
 def _errors(*statuses: int) -> dict[str, Any]:

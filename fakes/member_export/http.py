@@ -6,7 +6,6 @@ the token (401/403), then the parameters (400), then the data (404).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +14,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, json_response, parse_query, warn
+from fakes.kernel.http import bearer_token, json_response, parse_query, read_json, warn
 
 from .model import SERVICE_ERROR_GENERIC, Member, MemberExportModel, SnapshotPage, bad_request
 
@@ -92,12 +91,9 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
 
 async def read_empty_object(request: Request) -> None:
     """The authorization POST takes ``{}`` (an absent body is tolerated; whitespace is not JSON)."""
-    raw = await request.body()
-    if not raw:
-        return
     try:
-        body = json.loads(raw)
-    except ValueError:
+        body = await read_json(request)
+    except ServiceError:
         body = None
     if not isinstance(body, dict):
         raise bad_request("The request body must be an empty JSON object: {}")

@@ -102,7 +102,9 @@ def test_state_import_refuses_foreign_or_broken_state_and_keeps_the_old(notes: N
     client = notes.client()
     client.post("/notes", json={"text": "keep me"})
     state = notes.export_state()
-    for bad in ({**state, "service": "filings"}, {**state, "model": {"nope": 1}}, [1, 2], {**state, "seed": 99}):
+    for bad in ({**state, "service": "filings"}, {**state, "model": {"nope": 1}}, [1, 2], {**state, "seed": 99},
+                {**state, "clock": {"epoch_ms": 5, "initial_ms": "x"}}, {**state, "clock": [1]},
+                {**state, "faults": {"rules": [{"colour": "red"}]}}):
         response = client.put("/_fake/state", json=bad)
         assert response.status_code == 400, bad
         assert response.json()["error"] == "invalid_state"
