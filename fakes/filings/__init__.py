@@ -1,7 +1,7 @@
 """The financial filings fake: a FinancialReports API lookalike over a generated catalogue.
 
 ~33,500 companies in 44 European markets and ~14.8 million filings, computed from the seed on
-demand (see :mod:`fakes.filings.catalogue` for how), with API keys in four access tiers, yearly
+demand (see :mod:`fakes.filings.catalogue.generator` for how), with API keys in four access tiers, yearly
 quotas, user-added companies and filings, and Markdown content.
 """
 
@@ -14,7 +14,7 @@ from starlette.routing import BaseRoute
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
 
-from . import contract, control, http
+from . import control, openapi, routes
 from .model import FilingsModel
 from .settings import FilingsSettings
 
@@ -31,14 +31,14 @@ class FilingsFake(Fake):
     settings: FilingsSettings
 
     def __init__(self, **kwargs: Any) -> None:
-        self.responses = http.ResponseCache()
+        self.responses = routes.ResponseCache()
         super().__init__(**kwargs)
 
     def create_model(self) -> FilingsModel:
         return FilingsModel(seed=self.seed, clock=self.clock, settings=self.settings)
 
     def routes(self) -> list[BaseRoute]:
-        return http.routes(self)
+        return routes.routes(self)
 
     def control_routes(self) -> list[BaseRoute]:
         return control.routes(self)
@@ -48,7 +48,7 @@ class FilingsFake(Fake):
         return {"detail": err.message, **err.extra}
 
     def openapi_document(self) -> dict[str, Any]:
-        return contract.document(self.settings)
+        return openapi.document(self.settings)
 
     def demo_credentials(self) -> dict[str, str]:
         """One Standard key and one Free key (created with every model, so stable per seed)."""

@@ -13,17 +13,24 @@ from typing import Any
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
 
-from .arith import stable_hash
-from .catalogue import Catalogue, Scale, catalogue_for
-from .companies import CompanyCore, company_core, company_full_json, company_minimal_json
-from .directory import CompanyFilter, directory_for
-from .filing_types import TYPES
+from .catalogue.arith import stable_hash
+from .catalogue.companies import CompanyCore, company_core, company_full_json, company_minimal_json
+from .catalogue.directory import CompanyFilter, directory_for
+from .catalogue.filing_types import TYPES
+from .catalogue.generator import Catalogue, Scale, catalogue_for
+from .catalogue.markdown import render_markdown
+from .catalogue.markets import MARKETS, market_language_indexes
+from .catalogue.records import (
+    FilingRecord,
+    RenderContext,
+    detail_json,
+    generated_record,
+    processing_status,
+    summary_json,
+)
 from .keys import TIERS, ApiKey, unauthenticated, year_of
-from .markdown import render_markdown
-from .markets import MARKETS, market_language_indexes
 from .params import CompanyParams, FilingParams
 from .query import FilingFilter, GeneratedSelection, merged_page
-from .records import FilingRecord, RenderContext, detail_json, generated_record, processing_status, summary_json
 from .settings import FilingsSettings
 from .userdata import USER_ID_BASE, company_from_state, new_company, new_filing
 

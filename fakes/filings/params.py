@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from fakes.kernel.errors import ServiceError
 
-from .directory import COMPANY_ORDERINGS
-from .filing_types import TYPES, resolve_type
-from .isic import CLASSES, IsicClass
-from .markets import LANGUAGE_BY_CODE, LANGUAGES
+from .catalogue.directory import COMPANY_ORDERINGS
+from .catalogue.filing_types import TYPES, resolve_type
+from .catalogue.isic import CLASSES, IsicClass
+from .catalogue.markets import LANGUAGE_BY_CODE, LANGUAGES
 from .query import ORDERING_FIELDS, Ordering, market_index
 
 # alias -> canonical name (the canonical names are what the OpenAPI document lists)

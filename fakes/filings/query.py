@@ -1,6 +1,6 @@
 """Filtering, ordering and paging filings without a pass over them.
 
-A filter becomes a *source* of generated filing indexes (see :mod:`~fakes.filings.catalogue`):
+A filter becomes a *source* of generated filing indexes (see :mod:`~fakes.filings.catalogue.generator`):
 
 * no company, type, language or market filter: every index (:class:`AllSource`);
 * one part of the split tree - a type, a (type, language) or a (type, language, market):
@@ -23,11 +23,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from .catalogue import Catalogue
-from .filing_types import TYPES
-from .markets import LANGUAGES, MARKETS
-from .records import FilingRecord
-from .splittree import Node, SplitTree
+from .catalogue.filing_types import TYPES
+from .catalogue.generator import Catalogue
+from .catalogue.markets import LANGUAGES, MARKETS
+from .catalogue.records import FilingRecord
+from .catalogue.splittree import Node, SplitTree
 
 ORDERING_FIELDS = ("release_datetime", "added_to_platform", "id")
 

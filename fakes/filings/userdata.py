@@ -13,15 +13,15 @@ from typing import Any
 
 from fakes.kernel.errors import ServiceError
 
-from .arith import stable_hash
-from .companies import CompanyCore
-from .filing_types import TYPES, resolve_type
-from .identifiers import is_valid_isin, is_valid_lei, make_isin, make_lei
-from .isic import CLASS_INDEX, CLASSES
-from .markets import LANGUAGE_BY_CODE, LANGUAGES, MARKETS
+from .catalogue.arith import stable_hash
+from .catalogue.companies import CompanyCore
+from .catalogue.filing_types import TYPES, resolve_type
+from .catalogue.identifiers import is_valid_isin, is_valid_lei, make_isin, make_lei
+from .catalogue.isic import CLASS_INDEX, CLASSES
+from .catalogue.markets import LANGUAGE_BY_CODE, LANGUAGES, MARKETS
+from .catalogue.records import FilingRecord, period_fields, title_for
 from .params import parse_instant
 from .query import market_index
-from .records import FilingRecord, period_fields, title_for
 
 USER_ID_BASE = 1_000_000_000
 USER_SALT = 0x05E4

@@ -14,11 +14,11 @@ from starlette.routing import BaseRoute
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
 
-from .contract import openapi_document
 from .control import control_routes
 from .domains import DOMAINS
-from .http import service_routes
 from .model import SERVICE_ERROR_GENERIC, MemberExportModel
+from .openapi import openapi_document
+from .routes import service_routes
 from .settings import MemberExportSettings
 
 __all__ = ["MemberExportFake", "MemberExportModel", "MemberExportSettings"]

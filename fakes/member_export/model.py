@@ -2,149 +2,49 @@
 
 Plain Python, no HTTP: every instant comes from the clock and every transition is evaluated when
 asked (a domain "is built" when ``now >= regulatedAt + build time``; nothing runs in the
-background). Generated snapshot records are never stored, only what actions added.
+background). Generated snapshot records are never stored, only what actions added. Members and
+tokens live in :mod:`.members`, snapshot paging in :mod:`.snapshots`.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
-import functools
 import hashlib
-import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote
 
 from fakes.kernel.errors import ServiceError
 
 from .actions import plan_action
 from .changelog import Changelog, Event
-from .data import DAY_MS, DataGenerator, MemberSeed, Person, Row, mix, person_urn_id
-from .domains import DOMAIN_ORDER, DOMAINS, SERVED_DOMAINS, UNSUPPORTED_DOMAINS
+from .data import DAY_MS, DataGenerator, Row, mix, person_urn_id
+from .domains import DOMAINS, SERVED_DOMAINS
+from .members import (
+    FALLBACK_CONTACTS,
+    MAX_DOMAIN_SIZE,
+    MAX_NAME,
+    MAX_SECONDS,
+    REGION,
+    SERVICE_ERROR_EMPTY_TOKEN,
+    SERVICE_ERROR_EXPIRED_TOKEN,
+    SERVICE_ERROR_GENERIC,
+    SERVICE_ERROR_INVALID_TOKEN,
+    Clock,
+    Member,
+    Token,
+    _domain_numbers,
+    bad_request,
+    control_error,
+)
 from .settings import MemberExportSettings
+from .snapshots import SnapshotPage, SnapshotReads
 
-NO_DATA = "No data found for this memberId"
-REGION = re.compile(r"[A-Za-z]{2}")
-MAX_NAME = 200
-MAX_DOMAIN_SIZE = 10_000_000
-MAX_SECONDS = 100 * 366 * 86_400      # anything longer is surely a typo
-FALLBACK_CONTACTS = 20                # people to message when the member has no connections
-PAGE_CACHE_SIZE = 256
-
-# serviceErrorCode values seen in public captures of the real API (reference, section A).
-SERVICE_ERROR_GENERIC = 100
-SERVICE_ERROR_EMPTY_TOKEN = 401
-SERVICE_ERROR_INVALID_TOKEN = 65600
-SERVICE_ERROR_EXPIRED_TOKEN = 65602
+__all__ = ["SERVICE_ERROR_GENERIC", "Member", "MemberExportModel", "SnapshotPage", "bad_request"]
 
 
-class Clock(Protocol):
-    def now_ms(self) -> int: ...
-
-
-def bad_request(message: str) -> ServiceError:
-    return ServiceError(400, message, service_error_code=SERVICE_ERROR_GENERIC)
-
-
-def no_data() -> ServiceError:
-    return ServiceError(404, NO_DATA, service_error_code=SERVICE_ERROR_GENERIC)
-
-
-def control_error(status: int, message: str, code: str) -> ServiceError:
-    return ServiceError(status, message, code=code)
-
-
-@dataclass
-class Token:
-    member_id: str
-    application: str
-    issued_ms: int
-    expires_ms: int
-    scope: str
-
-    def to_state(self) -> dict[str, Any]:
-        return dict(vars(self))
-
-
-@dataclass
-class Member:
-    id: str
-    region: str
-    me: Person
-    created_ms: int
-    sizes: dict[str, int]          # generated records per domain (actions add more)
-    build_times: dict[str, float]  # seconds from consent until each domain is available
-    application: str
-    contact_count: int
-    seed: int
-    regulated_at: int | None = None
-    appended: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # rows added by actions
-    changelog: Changelog = field(default_factory=Changelog)
-    last_poll_ms: int | None = None
-    last_poll_full: bool = False
-    end_of_paging: dict[str, int] = field(default_factory=dict)  # domain or "*" -> start that was past the end
-
-    def __post_init__(self) -> None:
-        self.view = MemberSeed(self.seed, self.id, self.me, self.created_ms, self.sizes, self.contact_count)
-        self._ready_order: list[tuple[int, str]] | None = None
-
-    @property
-    def urn(self) -> str:
-        return self.me.urn
-
-    def start_archiving(self, now_ms: int) -> None:
-        self.regulated_at = now_ms
-        self._ready_order = None
-
-    def ready_at(self, domain: str) -> int | None:
-        if self.regulated_at is None:
-            return None
-        return self.regulated_at + round(self.build_times[domain] * 1000)
-
-    def ready_order(self) -> list[tuple[int, str]]:
-        """Served domains by build completion: "all domains" paging appends, never reshuffles."""
-        if self._ready_order is None:
-            self._ready_order = sorted(
-                ((self.ready_at(d) or 0, d) for d in SERVED_DOMAINS), key=lambda p: (p[0], DOMAIN_ORDER[p[1]]))
-        return self._ready_order
-
-    def to_state(self) -> dict[str, Any]:
-        return {
-            "id": self.id, "region": self.region, "created_ms": self.created_ms,
-            "me": {"first": self.me.first, "last": self.me.last, "urn_id": self.me.urn_id, "slug": self.me.slug},
-            "sizes": self.sizes, "build_times": self.build_times, "application": self.application,
-            "contact_count": self.contact_count, "regulated_at": self.regulated_at, "appended": self.appended,
-            "events": self.changelog.to_state(), "last_poll_ms": self.last_poll_ms,
-            "last_poll_full": self.last_poll_full, "end_of_paging": self.end_of_paging,
-        }
-
-    @classmethod
-    def from_state(cls, state: dict[str, Any], *, seed: int, time_field: str) -> Member:
-        changelog = Changelog(time_field)
-        changelog.load_state(list(state["events"]))
-        return cls(
-            id=state["id"], region=state["region"], me=Person(**state["me"]), created_ms=int(state["created_ms"]),
-            sizes=dict(state["sizes"]), build_times=dict(state["build_times"]), application=state["application"],
-            contact_count=int(state["contact_count"]), seed=seed, regulated_at=state["regulated_at"],
-            appended={d: list(rows) for d, rows in state["appended"].items()}, changelog=changelog,
-            last_poll_ms=state["last_poll_ms"], last_poll_full=bool(state["last_poll_full"]),
-            end_of_paging=dict(state["end_of_paging"]),
-        )
-
-
-@dataclass
-class SnapshotPage:
-    domain: str
-    start: int
-    records: list[Row]
-    page_size: int
-    total: int          # deliberately unreliable, as documented: never the true page count
-    has_previous: bool
-
-
-class MemberExportModel:
+class MemberExportModel(SnapshotReads):
     def __init__(self, clock: Clock, settings: MemberExportSettings, seed: int = 0) -> None:
         self.clock = clock
         self.settings = settings
@@ -343,91 +243,6 @@ class MemberExportModel:
             "memberComplianceScopes": ["DMA"],
         }
 
-    def record_count(self, member: Member, domain: str, now: int) -> tuple[int, list[dict[str, Any]]]:
-        """(generated records visible now, appended records visible now) of a domain."""
-        generated = member.sizes[domain]
-        appended = member.appended.get(domain, [])
-        if domain == "INVITATIONS":  # only the last six months exist
-            cutoff = now - self.settings.invitation_history_days * DAY_MS
-            generated = self.gen.newer_than(member.view, domain, cutoff)
-            appended = [item for item in appended if item["time_ms"] >= cutoff]
-        return generated, appended
-
-    def visible_records(self, member: Member, domain: str, now: int) -> int:
-        """How many records a full paging of ``domain`` returns now, once it is built."""
-        generated, appended = self.record_count(member, domain, now)
-        return generated + len(appended)
-
-    def snapshot(self, member: Member, domain: str | None, start: int, warnings: list[str]) -> SnapshotPage:
-        """One page of a domain (or of all built domains in build order); 404 past the end."""
-        if domain is not None:
-            if domain in UNSUPPORTED_DOMAINS:
-                raise bad_request(f"Domain {domain} is not supported")
-            if domain not in DOMAINS:
-                raise bad_request(f"Invalid domain {domain!r}: domains are case sensitive, e.g. PROFILE, INBOX")
-        if start < 0:
-            raise bad_request("start must be a non-negative integer")
-        if member.regulated_at is None:
-            raise no_data()
-        now = self.clock.now_ms()
-        if domain is None:
-            located = self._locate(member, start, now)
-        else:
-            ready_at = member.ready_at(domain)
-            if ready_at is None or now < ready_at:
-                raise no_data()  # still being built: the same answer as the end of paging
-            located = (domain, start)
-        rows = self._page_rows(member, *located, now) if located is not None else []
-        marker_key = domain or "*"
-        marker = member.end_of_paging.get(marker_key)
-        if located is None or not rows:
-            if marker is not None and start > marker:
-                warnings.append(f"paged past the end: start={start} requested after start={marker} answered 404 "
-                                f"'{NO_DATA}' for {marker_key}; stop paging at the first 404")
-            member.end_of_paging[marker_key] = start if marker is None else min(marker, start)
-            raise no_data()
-        if marker is not None and start >= marker:
-            del member.end_of_paging[marker_key]  # new records moved the end
-        if domain is None:
-            pages = sum(self._pages_of(member, d, now) for ready_at, d in member.ready_order() if ready_at <= now)
-        else:
-            pages = self._pages_of(member, domain, now)
-        total = max(0, pages + _total_skew(self.seed, member.id, marker_key))
-        return SnapshotPage(located[0], start, rows, self.settings.page_size, total, start > 0)
-
-    def _pages_of(self, member: Member, domain: str, now: int) -> int:
-        return -(-self.visible_records(member, domain, now) // self.settings.page_size)
-
-    def _locate(self, member: Member, start: int, now: int) -> tuple[str, int] | None:
-        """Global page ``start`` of the all-domains view -> (domain, page within it)."""
-        remaining = start
-        for ready_at, name in member.ready_order():
-            if ready_at > now:
-                break
-            pages = self._pages_of(member, name, now)
-            if remaining < pages:
-                return name, remaining
-            remaining -= pages
-        return None
-
-    def _page_rows(self, member: Member, domain: str, page: int, now: int) -> list[Row]:
-        generated, appended = self.record_count(member, domain, now)
-        size = self.settings.page_size
-        first, last = page * size, min((page + 1) * size, generated + len(appended))
-        if first >= last:
-            return []
-        key = (member.id, domain, page, generated, len(appended))
-        cached = self._pages.get(key)
-        if cached is not None:
-            self._pages.move_to_end(key)
-            return cached
-        rows = [self.gen.record(member.view, domain, i) if i < generated else appended[i - generated]["row"]
-                for i in range(first, last)]
-        self._pages[key] = rows
-        if len(self._pages) > PAGE_CACHE_SIZE:
-            self._pages.popitem(last=False)
-        return rows
-
     def changelog(self, member: Member, start_time: int | None, count: int | None,
                   warnings: list[str]) -> list[Event]:
         """Events at or after ``start_time`` (inclusive), oldest first, at most ``count``."""
@@ -471,30 +286,6 @@ class MemberExportModel:
         self.members = {m.id: m for m in members}
         self.tokens = {value: Token(**token) for value, token in state["tokens"].items()}
         self._pages.clear()
-
-
-def _domain_numbers(value: Any, name: str, *, upper: float, integers: bool) -> dict[str, float]:
-    """Validate a ``{"DOMAIN": number}`` control-plane object."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise control_error(400, f"'{name}' must be an object mapping domain names to numbers", "invalid_member")
-    checked: dict[str, float] = {}
-    for domain, number in value.items():
-        if domain not in DOMAINS:
-            raise control_error(400, f"'{name}' names an unknown domain {domain!r}", "invalid_member")
-        kinds = (int,) if integers else (int, float)
-        if isinstance(number, bool) or not isinstance(number, kinds) or not 0 <= number <= upper:
-            kind = "whole number" if integers else "number"
-            raise control_error(400, f"'{name}.{domain}' must be a {kind} from 0 to {upper:g}", "invalid_member")
-        checked[domain] = number
-    return checked
-
-
-@functools.lru_cache(maxsize=4096)
-def _total_skew(seed: int, member_id: str, domain_key: str) -> int:
-    """Stable and never zero: ``total`` is 2 pages short to 3 pages over, so no client can trust it."""
-    return (-2, -1, 1, 2, 3)[mix(seed, member_id, domain_key, "total") % 5]
 
 
 def _uuid(key: int, number: int) -> str:

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakes.filings import FilingsFake
-from fakes.filings.companies import CompanyCore
-from fakes.filings.filing_types import TYPES
-from fakes.filings.markets import LANGUAGES, MARKETS
-from fakes.filings.records import FilingRecord, generated_record
+from fakes.filings.catalogue.companies import CompanyCore
+from fakes.filings.catalogue.filing_types import TYPES
+from fakes.filings.catalogue.markets import LANGUAGES, MARKETS
+from fakes.filings.catalogue.records import FilingRecord, generated_record
 
 
 @dataclass
@@ -80,7 +80,7 @@ def _norm(ticker: str) -> str:
 
 
 def expected_company_ids(w: World, params: dict[str, Any]) -> list[int]:
-    from fakes.filings.isic import CLASSES
+    from fakes.filings.catalogue.isic import CLASSES
 
     rows = list(w.companies.values())
     if "countries" in params:

@@ -7,8 +7,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakes.filings.arith import Split, pick_weighted, stable_hash
-from fakes.filings.splittree import SplitTree
+from fakes.filings.catalogue.arith import Split, pick_weighted, stable_hash
+from fakes.filings.catalogue.splittree import SplitTree
 
 
 @st.composite

@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fakes.filings.catalogue import ANCHOR_S, Scale, catalogue_for
-from fakes.filings.markets import MARKETS
+from fakes.filings.catalogue.generator import ANCHOR_S, Scale, catalogue_for
+from fakes.filings.catalogue.markets import MARKETS
+from fakes.filings.catalogue.records import FilingRecord, generated_record
 from fakes.filings.query import FilingFilter, GeneratedSelection
-from fakes.filings.records import FilingRecord, generated_record
 
 SMALL = catalogue_for(5, "small")
 HORIZON = SMALL.timeline.count_released_by(ANCHOR_S + 20 * 86_400)  # the live feed's next weeks included

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fakes.filings import FilingsFake
-from fakes.filings.filing_types import TYPES
-from fakes.filings.markets import MARKETS
+from fakes.filings.catalogue.filing_types import TYPES
+from fakes.filings.catalogue.markets import MARKETS
 
 from .brute import World, expected_company_ids, expected_filing_ids, world
 
@@ -157,7 +157,7 @@ def test_last_pages_match_brute_force(populated: tuple[FilingsFake, World, httpx
 
 @st.composite
 def company_queries(draw: st.DrawFn, w: World) -> dict[str, str]:
-    from fakes.filings.isic import CLASSES
+    from fakes.filings.catalogue.isic import CLASSES
 
     params: dict[str, str] = {}
     some = draw(st.sampled_from(sorted(w.companies)))

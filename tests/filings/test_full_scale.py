@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from fakes.filings import FilingsFake
-from fakes.filings.catalogue import ANCHOR_S, FULL_COMPANIES, FULL_FILINGS, catalogue_for
-from fakes.filings.markets import MARKETS
+from fakes.filings.catalogue.generator import ANCHOR_S, FULL_COMPANIES, FULL_FILINGS, catalogue_for
+from fakes.filings.catalogue.markets import MARKETS
+from fakes.filings.catalogue.records import generated_record
 from fakes.filings.query import FilingFilter, GeneratedSelection
-from fakes.filings.records import generated_record
 
 
 @pytest.fixture(scope="module")

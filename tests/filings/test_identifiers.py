@@ -5,7 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakes.filings.identifiers import decode_isin, decode_lei, is_valid_isin, is_valid_lei, make_isin, make_lei
+from fakes.filings.catalogue.identifiers import (
+    decode_isin,
+    decode_lei,
+    is_valid_isin,
+    is_valid_lei,
+    make_isin,
+    make_lei,
+)
 
 
 def test_check_digits_agree_with_real_identifiers() -> None:

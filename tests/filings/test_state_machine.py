@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from fakes.filings import FilingsFake
-from fakes.filings.filing_types import TYPES
+from fakes.filings.catalogue.filing_types import TYPES
 
 from .brute import World, expected_filing_ids, world
 

@@ -7,7 +7,7 @@ import datetime as dt
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakes.filings.timeline import Timeline, business_at_or_after, business_at_or_before, wall_from_business
+from fakes.filings.catalogue.timeline import Timeline, business_at_or_after, business_at_or_before, wall_from_business
 
 instants = st.integers(946_000_000, 1_900_000_000)
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from fakes.kernel.openapi import CONTROL_TAG, json_response_spec
 
-from .directory import COMPANY_ORDERINGS
-from .filing_types import TYPES
+from .catalogue.directory import COMPANY_ORDERINGS
+from .catalogue.filing_types import TYPES
 from .keys import TIERS
 from .params import (
     COUNTRIES_PATTERN,

@@ -10,9 +10,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .arith import hash_at
-from .catalogue import Catalogue
 from .companies import company_core
 from .filing_types import TYPES, fiscal_period
+from .generator import Catalogue
 from .markets import LANGUAGES, MARKETS
 
 #: Filings released before this instant were imported in bulk when the platform started

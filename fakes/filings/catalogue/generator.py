@@ -8,7 +8,7 @@ full scale). Everything else about a company (name, ISIN, LEI, ...) is a pure fu
 (seed, id) computed when shown.
 
 *Filings* are positions on one infinite line. Filing ``i`` (id ``i + 1``) is released at a time
-strictly increasing in ``i`` (:mod:`~fakes.filings.timeline`), so time order is index order and
+strictly increasing in ``i`` (:mod:`~fakes.filings.catalogue.timeline`), so time order is index order and
 a release-date range is an index range in O(1). The line is cut into *rounds* of ``L`` positions
 (``L`` = filings the whole catalogue publishes in a year, about 880,000), and every round is
 shared out the same way:
@@ -20,7 +20,7 @@ shared out the same way:
   ``n*w`` positions per round; the group's ``p``-th position belongs to its company
   ``π(p mod n)`` (an affine permutation), which therefore publishes every ``n`` positions of
   the group - evenly through the year;
-* the groups are leaves of a :class:`~fakes.filings.splittree.SplitTree` nested type >
+* the groups are leaves of a :class:`~fakes.filings.catalogue.splittree.SplitTree` nested type >
   language > market > group; each split spreads its two parts evenly (a Beatty sequence), so
   routing a round position to its group, and a group position back to the round, is O(depth)
   closed-form arithmetic with three integers per split.

@@ -21,7 +21,7 @@ from starlette.routing import BaseRoute, Route
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, json_response, warn
 
-from .filing_types import TYPES
+from .catalogue.filing_types import TYPES
 from .keys import FILING_TYPES, MARKDOWN, ApiKey
 from .params import UNSUPPORTED_COMPANY_PARAMS, UNSUPPORTED_FILING_PARAMS, bad, company_params, filing_params, paging
 

@@ -13,8 +13,8 @@ from fakes.kernel.openapi import json_response_spec
 
 from .actions import ACTIONS, DETAILS, MAX_CONTACT, MAX_DELAY_S, MAX_TEXT, MAX_URN, REACTIONS
 from .domains import CATALOGUE, SERVED_DOMAINS
-from .http import MAX_EPOCH_MS, MAX_START
-from .model import MAX_DOMAIN_SIZE, MAX_NAME, MAX_SECONDS
+from .members import MAX_DOMAIN_SIZE, MAX_NAME, MAX_SECONDS
+from .routes import MAX_EPOCH_MS, MAX_START
 from .settings import MemberExportSettings
 
 Schema = dict[str, Any]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .arith import hash_at, stable_hash
-from .catalogue import Catalogue
+from .generator import Catalogue
 from .identifiers import make_isin, make_lei
 from .isic import CLASSES, class_json, division_json, group_json, section_json
 from .markets import MARKETS

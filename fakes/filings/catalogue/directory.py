@@ -13,7 +13,6 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from .catalogue import Catalogue
 from .companies import (
     CompanyCore,
     company_founded,
@@ -23,6 +22,7 @@ from .companies import (
     company_name,
     company_ticker,
 )
+from .generator import Catalogue
 from .identifiers import decode_isin, decode_lei
 from .markets import MARKETS
 

@@ -1,4 +1,4 @@
-"""A binary tree of :class:`~fakes.filings.arith.Split` s: one round of positions shared out
+"""A binary tree of :class:`~fakes.filings.catalogue.arith.Split` s: one round of positions shared out
 among many parts, each part's positions spread evenly over the round.
 
 The tree is built from weighted leaves grouped in nested levels (type > language > market >

@@ -1,0 +1,124 @@
+"""Snapshot paging: one page of a domain, or of all built domains in build order, 404 past the end."""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from .data import DAY_MS, DataGenerator, Row, mix
+from .domains import DOMAINS, UNSUPPORTED_DOMAINS
+from .members import NO_DATA, PAGE_CACHE_SIZE, Clock, Member, bad_request, no_data
+from .settings import MemberExportSettings
+
+
+@dataclass
+class SnapshotPage:
+    domain: str
+    start: int
+    records: list[Row]
+    page_size: int
+    total: int          # deliberately unreliable, as documented: never the true page count
+    has_previous: bool
+
+
+class SnapshotReads:
+    """The snapshot half of :class:`~fakes.member_export.model.MemberExportModel`."""
+
+    clock: Clock
+    settings: MemberExportSettings
+    seed: int
+    gen: DataGenerator
+    _pages: OrderedDict[tuple[Any, ...], list[Row]]
+
+    def record_count(self, member: Member, domain: str, now: int) -> tuple[int, list[dict[str, Any]]]:
+        """(generated records visible now, appended records visible now) of a domain."""
+        generated = member.sizes[domain]
+        appended = member.appended.get(domain, [])
+        if domain == "INVITATIONS":  # only the last six months exist
+            cutoff = now - self.settings.invitation_history_days * DAY_MS
+            generated = self.gen.newer_than(member.view, domain, cutoff)
+            appended = [item for item in appended if item["time_ms"] >= cutoff]
+        return generated, appended
+
+    def visible_records(self, member: Member, domain: str, now: int) -> int:
+        """How many records a full paging of ``domain`` returns now, once it is built."""
+        generated, appended = self.record_count(member, domain, now)
+        return generated + len(appended)
+
+    def snapshot(self, member: Member, domain: str | None, start: int, warnings: list[str]) -> SnapshotPage:
+        """One page of a domain (or of all built domains in build order); 404 past the end."""
+        if domain is not None:
+            if domain in UNSUPPORTED_DOMAINS:
+                raise bad_request(f"Domain {domain} is not supported")
+            if domain not in DOMAINS:
+                raise bad_request(f"Invalid domain {domain!r}: domains are case sensitive, e.g. PROFILE, INBOX")
+        if start < 0:
+            raise bad_request("start must be a non-negative integer")
+        if member.regulated_at is None:
+            raise no_data()
+        now = self.clock.now_ms()
+        if domain is None:
+            located = self._locate(member, start, now)
+        else:
+            ready_at = member.ready_at(domain)
+            if ready_at is None or now < ready_at:
+                raise no_data()  # still being built: the same answer as the end of paging
+            located = (domain, start)
+        rows = self._page_rows(member, *located, now) if located is not None else []
+        marker_key = domain or "*"
+        marker = member.end_of_paging.get(marker_key)
+        if located is None or not rows:
+            if marker is not None and start > marker:
+                warnings.append(f"paged past the end: start={start} requested after start={marker} answered 404 "
+                                f"'{NO_DATA}' for {marker_key}; stop paging at the first 404")
+            member.end_of_paging[marker_key] = start if marker is None else min(marker, start)
+            raise no_data()
+        if marker is not None and start >= marker:
+            del member.end_of_paging[marker_key]  # new records moved the end
+        if domain is None:
+            pages = sum(self._pages_of(member, d, now) for ready_at, d in member.ready_order() if ready_at <= now)
+        else:
+            pages = self._pages_of(member, domain, now)
+        total = max(0, pages + _total_skew(self.seed, member.id, marker_key))
+        return SnapshotPage(located[0], start, rows, self.settings.page_size, total, start > 0)
+
+    def _pages_of(self, member: Member, domain: str, now: int) -> int:
+        return -(-self.visible_records(member, domain, now) // self.settings.page_size)
+
+    def _locate(self, member: Member, start: int, now: int) -> tuple[str, int] | None:
+        """Global page ``start`` of the all-domains view -> (domain, page within it)."""
+        remaining = start
+        for ready_at, name in member.ready_order():
+            if ready_at > now:
+                break
+            pages = self._pages_of(member, name, now)
+            if remaining < pages:
+                return name, remaining
+            remaining -= pages
+        return None
+
+    def _page_rows(self, member: Member, domain: str, page: int, now: int) -> list[Row]:
+        generated, appended = self.record_count(member, domain, now)
+        size = self.settings.page_size
+        first, last = page * size, min((page + 1) * size, generated + len(appended))
+        if first >= last:
+            return []
+        key = (member.id, domain, page, generated, len(appended))
+        cached = self._pages.get(key)
+        if cached is not None:
+            self._pages.move_to_end(key)
+            return cached
+        rows = [self.gen.record(member.view, domain, i) if i < generated else appended[i - generated]["row"]
+                for i in range(first, last)]
+        self._pages[key] = rows
+        if len(self._pages) > PAGE_CACHE_SIZE:
+            self._pages.popitem(last=False)
+        return rows
+
+
+@functools.lru_cache(maxsize=4096)
+def _total_skew(seed: int, member_id: str, domain_key: str) -> int:
+    """Stable and never zero: ``total`` is 2 pages short to 3 pages over, so no client can trust it."""
+    return (-2, -1, 1, 2, 3)[mix(seed, member_id, domain_key, "total") % 5]
