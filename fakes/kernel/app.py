@@ -18,6 +18,7 @@ from .errors import ControlError, ServiceError, control_error_body
 from .faults import DroppedConnection, FaultRule
 from .gateway import HOST_ROUTED
 from .http import WARNINGS_KEY, json_response
+from .verdicts import VERDICTS_KEY, ClientRule
 
 if TYPE_CHECKING:
     from .fake import Fake
@@ -91,6 +92,8 @@ class FakeApp:
             return
         warnings: list[str] = []
         scope[WARNINGS_KEY] = warnings
+        flagged: list[tuple[ClientRule, str]] = []
+        scope[VERDICTS_KEY] = flagged
         status_box = [0]
 
         async def send_recording(message: Message) -> None:
@@ -114,6 +117,10 @@ class FakeApp:
                 "epoch_ms": at_ms,  # formatted as "time" when the journal is read, not per request
                 "warnings": warnings,
             })
+            for rule, detail in flagged:
+                fake.verdict_log.record(rule, detail, {
+                    "method": method, "path": path, "query": scope.get("query_string", b"").decode("latin-1"),
+                    "status": status_box[0], "epoch_ms": at_ms})
 
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:

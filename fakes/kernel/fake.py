@@ -21,6 +21,7 @@ from .journal import DEFAULT_JOURNAL_SIZE, Journal
 from .openapi import merge_control_plane
 from .settings import FakeSettings
 from .transport import AsyncFakeTransport, SyncFakeTransport
+from .verdicts import ClientRule, Verdicts
 
 STATE_FORMAT = 1
 
@@ -46,6 +47,8 @@ class Fake:
     title: ClassVar[str] = ""
     default_port: ClassVar[int] = 0
     settings_class: ClassVar[type[FakeSettings]] = FakeSettings
+    #: the documented client rules this service checks (see :mod:`fakes.kernel.verdicts`)
+    client_rules: ClassVar[tuple[ClientRule, ...]] = ()
 
     def __init__(
         self,
@@ -67,6 +70,7 @@ class Fake:
         self.settings: Any = self.settings_class.resolve(self.name, kwargs=settings, cli=overrides)
         self.journal = Journal(journal_size)
         self.faults = FaultSet(self.seed)
+        self.verdict_log = Verdicts(self.client_rules)
         self.model: Any = self.create_model()
         self._app: FakeApp | None = None
         self._openapi: dict[str, Any] | None = None
@@ -140,6 +144,13 @@ class Fake:
 
     def clear_journal(self) -> None:
         self.journal.clear()
+
+    def verdicts(self) -> list[dict[str, Any]]:
+        """Every client rule broken so far: rule, severity, count, first and last offending request."""
+        return self.verdict_log.to_list()
+
+    def clear_verdicts(self) -> None:
+        self.verdict_log.clear()
 
     def add_fault(self, **spec: Any) -> dict[str, Any]:
         return self.faults.add(spec).to_dict()
