@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+import orjson
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
@@ -16,21 +17,14 @@ WARNINGS_KEY = "fakes.warnings"
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
-def _stdlib_dumps(content: Any) -> bytes:
-    return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-try:  # the `fast` extra: same bytes, about 10x faster on large pages
-    import orjson
-
-    def dumps(content: Any) -> bytes:
-        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
-except ImportError:  # pragma: no cover - depends on the installed extras
-    dumps = _stdlib_dumps
+def dumps(content: Any) -> bytes:
+    """Compact UTF-8 JSON, the bytes ``json.dumps(content, ensure_ascii=False, separators=(",", ":"))``
+    gives (tested), about 10x faster on large pages; orjson is a plain dependency."""
+    return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
 
 
 class JSONResponse(Response):
-    """Compact UTF-8 JSON; cheaper than Starlette's (orjson when installed)."""
+    """Compact UTF-8 JSON (orjson); cheaper than Starlette's."""
 
     media_type = "application/json"
 
