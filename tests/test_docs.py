@@ -66,7 +66,7 @@ def documented_commands(first_word: str) -> list[tuple[str, str]]:
     for page in PAGES:
         for block in blocks(page, "bash", "sh", "shell", "console"):
             for line in block.splitlines():
-                line = line.split(" #", 1)[0].strip().removeprefix("$ ")
+                line = re.split(r" #| [|>] ", line, maxsplit=1)[0].strip().removeprefix("$ ")
                 if line.startswith(first_word + " "):
                     found.append((page_id(page), line))
     return found
