@@ -37,6 +37,7 @@ class FakeApp:
         self.service_router = service_router
         self.control_router = control_router
         self.prefix = fake.prefix
+        self.worlds = fake.worlds  # None in a world (no worlds inside a world)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -56,6 +57,12 @@ class FakeApp:
                     ServiceError(404, f"no such resource: {path} (this fake is mounted at {self.prefix})",
                                  code="not_found"))
                 return
+        if self.worlds is not None and await self.worlds.route(scope, receive, send, path):
+            return  # the request named a world (/_w/<id>/... or X-Fake-World): that world answered
+        await self.handle(scope, receive, send, path)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        """Answer a request whose ``path`` is already relative to this fake's base."""
         if path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/"):
             await self._control(scope, receive, send, path)
             return

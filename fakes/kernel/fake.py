@@ -22,6 +22,7 @@ from .openapi import merge_control_plane
 from .settings import FakeSettings
 from .transport import AsyncFakeTransport, SyncFakeTransport
 from .verdicts import ClientRule, Verdicts
+from .worlds import DEFAULT_MAX_WORLDS, Worlds, world_control_routes, world_openapi_paths
 
 STATE_FORMAT = 1
 
@@ -49,6 +50,14 @@ class Fake:
     settings_class: ClassVar[type[FakeSettings]] = FakeSettings
     #: the documented client rules this service checks (see :mod:`fakes.kernel.verdicts`)
     client_rules: ClassVar[tuple[ClientRule, ...]] = ()
+    init_args: tuple[Any, ...]
+    init_kwargs: dict[str, Any]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Fake:
+        # Keep the exact constructor arguments: a world is the same class built from them again.
+        fake: Fake = super().__new__(cls)
+        fake.init_args, fake.init_kwargs = args, dict(kwargs)
+        return fake
 
     def __init__(
         self,
@@ -59,6 +68,8 @@ class Fake:
         control_token: str | None = None,
         journal_size: int = DEFAULT_JOURNAL_SIZE,
         overrides: Mapping[str, str] | None = None,
+        max_worlds: int | None = DEFAULT_MAX_WORLDS,
+        world_idle_expiry: float | None = None,
         **settings: Any,
     ) -> None:
         self.seed = int(seed)
@@ -74,6 +85,9 @@ class Fake:
         self.model: Any = self.create_model()
         self._app: FakeApp | None = None
         self._openapi: dict[str, Any] | None = None
+        #: the worlds served besides this one (see :mod:`fakes.kernel.worlds`); None in a world
+        self.worlds: Worlds | None = Worlds(self, max_worlds=max_worlds, idle_expiry=world_idle_expiry)
+        self.world_id: str | None = None  # set in a world: its id
 
     # -- hooks for services ------------------------------------------------------------------
     def create_model(self) -> Model:
@@ -112,19 +126,30 @@ class Fake:
         if self._app is None:
             # the service's routes first: they are what requests hit (routers try routes in order)
             service = Router(routes=[*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
-            control = Router(routes=[*control_routes(self), *_under_control_prefix(self.control_routes())])
+            control = Router(routes=[*control_routes(self), *world_control_routes(self),
+                                     *_under_control_prefix(self.control_routes())])
             self._app = FakeApp(self, service, control)
         return self._app
 
     def openapi(self) -> dict[str, Any]:
         if self._openapi is None:
             self._openapi = merge_control_plane(self.openapi_document(), prefix=self.prefix)
+            if self.worlds is not None:
+                self._openapi["paths"].update(world_openapi_paths())
         return self._openapi
 
     async def _serve_openapi(self, request: Request) -> Response:
         return json_response(self.openapi())
 
     # -- control plane as Python -------------------------------------------------------------
+    def world(self, world_id: str, *, state: dict[str, Any] | None = None) -> Fake:
+        """The world ``world_id`` of this fake (created on first use, from ``state`` if given):
+        a fake of its own with its own clock, state, faults and journal, the same one HTTP
+        clients reach under ``/_w/<world_id>/``. See :mod:`fakes.kernel.worlds`."""
+        if self.worlds is None:
+            raise ValueError(f"{self!r} is a world itself; worlds do not nest")
+        return self.worlds.get(world_id, state=state)
+
     def reset(self) -> None:
         """Back to the initial seeded state: model, faults, journal, and the clock unless shared."""
         if self._owns_clock:

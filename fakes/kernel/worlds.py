@@ -1,0 +1,326 @@
+"""Worlds: one running fake serves many isolated tenants, each with its own state and clock.
+
+A *world* is a child fake of the same class, built from the same constructor arguments (seed,
+settings, control token, journal size) but with its own clock, model, faults, journal and
+verdicts: exactly what a fake started with the same flags at the world's creation would be.
+The fake everyone already uses is the *default world*; nothing changes for a client that never
+names another one.
+
+A client names a world by its base URL, ``http://host:port[/prefix]/_w/<id>/...`` (works with
+every SDK, only the base URL changes), or with the header ``X-Fake-World: <id>``; the path wins
+when both are given. A world is created on first use. Its control plane lives under the same
+base (``/_w/<id>/_fake/clock`` ...); the default world's ``/_fake/worlds`` lists and deletes
+worlds.
+
+Links a service builds from the request's ``root_path``/base URL (paging ``next``, asset URLs)
+keep the world's prefix, because the dispatch adds ``/_w/<id>`` to ``root_path``; a world's
+``fake.prefix`` ends in ``/_w/<id>`` for links built from the prefix. Fault paths and journal
+paths are relative to the world's base.
+
+Idle expiry (off by default) uses *wall* time since the world's last request: the parent's
+virtual clock may be manual and never move, and a world's own clock is the tenant's business
+(advancing it a year must not expire it). Expired worlds are swept lazily, when a world is
+looked up, created or listed; no thread runs.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
+
+from .clock import Clock, iso_ms
+from .errors import ControlError, ServiceError, control_error_body
+from .http import json_response
+
+if TYPE_CHECKING:
+    from .fake import Fake
+
+#: the path segment that opens a world's base URL: ``/_w/<id>``
+WORLD_SEGMENT = "/_w"
+WORLD_HEADER = b"x-fake-world"
+WORLD_ID_PATTERN = "[A-Za-z0-9_-]{1,64}"
+_WORLD_ID = re.compile(WORLD_ID_PATTERN + r"\Z")
+#: worlds one fake holds unless told otherwise (0 or None: no cap); see docs/worlds.md for memory
+DEFAULT_MAX_WORLDS = 1000
+
+
+class InvalidWorldId(ValueError):
+    """A world id that does not match ``[A-Za-z0-9_-]{1,64}``."""
+
+
+class WorldCapReached(RuntimeError):
+    """A new world was asked for while the fake already holds ``max_worlds`` worlds."""
+
+
+def check_world_id(world_id: Any) -> str:
+    if not isinstance(world_id, str) or not _WORLD_ID.match(world_id):
+        raise InvalidWorldId(f"invalid world id {world_id!r}: a world id matches {WORLD_ID_PATTERN}")
+    return world_id
+
+
+def world_clock(parent: Clock) -> Clock:
+    """The clock a fake started now with the parent's clock flags would have.
+
+    A manual clock starts where the parent's started (deterministic: every world of one fake
+    begins at the same instant); real and scaled clocks start at the wall time of creation."""
+    if parent.mode == "manual":
+        return Clock("manual", start_ms=int(parent.to_state()["initial_ms"]))
+    return Clock(parent.spec)
+
+
+@dataclass
+class World:
+    fake: Fake
+    created_wall: float
+    last_used_wall: float
+    last_used: float  # monotonic, for idle expiry
+    requests: int = 0
+
+    def describe(self, world_id: str) -> dict[str, Any]:
+        return {
+            "id": world_id,
+            "created": iso_ms(int(self.created_wall * 1000)),
+            "last_used": iso_ms(int(self.last_used_wall * 1000)),
+            "requests": self.requests,
+            "clock": self.fake.clock.describe(),
+        }
+
+
+class Worlds:
+    """The worlds of one fake (the default world's registry); thread-safe.
+
+    HTTP requests all run on the server's event loop; the lock is for Python callers on other
+    threads (a test creating or deleting a world while the server thread answers)."""
+
+    def __init__(
+        self,
+        parent: Fake,
+        *,
+        max_worlds: int | None = DEFAULT_MAX_WORLDS,
+        idle_expiry: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        if max_worlds is not None and (isinstance(max_worlds, bool) or int(max_worlds) < 0):
+            raise ValueError(f"max_worlds must be >= 0 (0: no cap), got {max_worlds!r}")
+        if idle_expiry is not None and not float(idle_expiry) >= 0:
+            raise ValueError(f"world idle expiry must be >= 0 seconds (0: never), got {idle_expiry!r}")
+        self.parent = parent
+        self.max_worlds = int(max_worlds) if max_worlds else None
+        self.idle_expiry = float(idle_expiry) if idle_expiry else None
+        self._monotonic = monotonic
+        self._wall = wall
+        self._worlds: dict[str, World] = {}
+        self._lock = threading.RLock()
+        self._next_sweep = 0.0
+
+    # -- Python API ----------------------------------------------------------------------------
+    def get(self, world_id: str, *, create: bool = True, state: dict[str, Any] | None = None) -> Fake:
+        """The world's fake, created from the seed on first use (or from ``state``, an export).
+
+        Raises :class:`InvalidWorldId`, :class:`WorldCapReached`, or KeyError when ``create`` is
+        false and the world does not exist. A ``state`` is imported even into an existing world."""
+        world = self._enter(world_id, create=create, count=False)
+        if world is None:
+            raise KeyError(world_id)
+        if state is not None:
+            world.fake.import_state(state)
+        return world.fake
+
+    def delete(self, world_id: str) -> bool:
+        """Forget a world (its memory goes with the last reference); True if it existed."""
+        with self._lock:
+            return self._worlds.pop(world_id, None) is not None
+
+    def clear(self) -> int:
+        with self._lock:
+            count = len(self._worlds)
+            self._worlds.clear()
+            return count
+
+    def ids(self) -> list[str]:
+        return list(self._worlds)
+
+    def describe(self) -> list[dict[str, Any]]:
+        self.expire_idle()
+        return [world.describe(world_id) for world_id, world in list(self._worlds.items())]
+
+    def expire_idle(self) -> list[str]:
+        """Delete the worlds idle for longer than the expiry; returns their ids."""
+        if self.idle_expiry is None:
+            return []
+        now = self._monotonic()
+        with self._lock:
+            stale = [wid for wid, world in self._worlds.items() if now - world.last_used >= self.idle_expiry]
+            for wid in stale:
+                del self._worlds[wid]
+            self._next_sweep = now + min(1.0, self.idle_expiry / 4)
+        return stale
+
+    def __len__(self) -> int:
+        return len(self._worlds)
+
+    def __contains__(self, world_id: object) -> bool:
+        return world_id in self._worlds
+
+    # -- lookup --------------------------------------------------------------------------------
+    def _enter(self, world_id: str, *, create: bool = True, count: bool = True) -> World | None:
+        if self.idle_expiry is not None and self._monotonic() >= self._next_sweep:
+            self.expire_idle()
+        world = self._worlds.get(world_id)
+        if world is None:
+            check_world_id(world_id)
+            if not create:
+                return None
+            with self._lock:
+                world = self._worlds.get(world_id)
+                if world is None:
+                    if self.max_worlds is not None and len(self._worlds) >= self.max_worlds:
+                        raise WorldCapReached(
+                            f"world cap reached: this fake holds at most {self.max_worlds} worlds "
+                            f"(--max-worlds / FAKES_MAX_WORLDS); delete one with DELETE /_fake/worlds/<id> "
+                            f"or wait for idle ones to expire")
+                    now = self._wall()
+                    world = World(self._spawn(world_id), now, now, self._monotonic())
+                    self._worlds[world_id] = world
+        world.last_used = self._monotonic()
+        world.last_used_wall = self._wall()
+        if count:
+            world.requests += 1
+        return world
+
+    def _spawn(self, world_id: str) -> Fake:
+        parent = self.parent
+        # the exact constructor arguments of the parent (see Fake.__new__), new clock and prefix
+        kwargs = {**parent.init_kwargs, "clock": world_clock(parent.clock),
+                  "prefix": f"{parent.prefix}{WORLD_SEGMENT}/{world_id}"}
+        child = type(parent)(*parent.init_args, **kwargs)
+        child.worlds = None  # no worlds inside a world
+        child.world_id = world_id
+        return child
+
+    # -- HTTP dispatch (called by FakeApp before anything else) --------------------------------
+    async def route(self, scope: Scope, receive: Receive, send: Send, path: str) -> bool:
+        """Hand a request that names a world to that world's app; False if it names none.
+
+        ``path`` is the request path below the fake's prefix; ``scope["root_path"]`` already
+        ends with that prefix."""
+        if path.startswith(WORLD_SEGMENT) and (len(path) == 3 or path[3] == "/"):
+            end = path.find("/", 4)
+            world_id = path[4:] if end == -1 else path[4:end]
+            rest = "/" if end == -1 else path[end:]
+            mount = f"{WORLD_SEGMENT}/{world_id}"
+        else:
+            named = _header(scope)
+            if named is None:
+                return False
+            world_id, rest, mount = named, path, ""
+        try:
+            world = self._enter(world_id)
+        except InvalidWorldId as exc:
+            await self._refuse(scope, receive, send, rest, 400, str(exc), "invalid_world")
+            return True
+        except WorldCapReached as exc:
+            await self._refuse(scope, receive, send, rest, 429, str(exc), "world_cap_reached")
+            return True
+        assert world is not None
+        child = world.fake
+        inner = {**scope, "app": child, "root_path": scope.get("root_path", "") + mount}
+        await child.app.handle(inner, receive, send, rest)
+        return True
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, rest: str, status: int, message: str,
+                      code: str) -> None:
+        err = ServiceError(status, message, code=code)
+        control = rest == "/_fake" or rest.startswith("/_fake/")
+        body = control_error_body(err) if control else self.parent.error_body(err)
+        await json_response(body, status)(scope, receive, send)
+
+
+def _header(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name == WORLD_HEADER:
+            text: str = value.decode("latin-1").strip()
+            return text
+    return None
+
+
+# -- the default world's control routes: GET /_fake/worlds, DELETE /_fake/worlds[/<id>] ----------
+def world_control_routes(fake: Fake) -> list[BaseRoute]:
+    worlds = fake.worlds
+    if worlds is None:
+        return []
+    registry: Worlds = worlds
+
+    async def listing(request: Request) -> Response:
+        if request.method == "DELETE":
+            return json_response({"deleted": registry.clear()})
+        return json_response({"worlds": registry.describe(), "count": len(registry),
+                              "max_worlds": registry.max_worlds, "idle_expiry_seconds": registry.idle_expiry})
+
+    async def one(request: Request) -> Response:
+        world_id = request.path_params["world_id"]
+        try:
+            check_world_id(world_id)
+        except InvalidWorldId as exc:
+            raise ControlError(400, str(exc), code="invalid_world") from None
+        if request.method == "GET":
+            world = registry._worlds.get(world_id)
+            if world is None:
+                raise ControlError(404, f"no world {world_id}", code="not_found")
+            return json_response(world.describe(world_id))
+        if not registry.delete(world_id):
+            raise ControlError(404, f"no world {world_id}", code="not_found")
+        return json_response({"deleted": world_id})
+
+    return [
+        Route("/_fake/worlds", listing, methods=["GET", "DELETE"]),
+        Route("/_fake/worlds/{world_id}", one, methods=["GET", "DELETE"]),
+    ]
+
+
+def world_openapi_paths() -> dict[str, Any]:
+    """The worlds' control operations for the default world's OpenAPI document."""
+    error = {"type": "object", "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+             "required": ["error", "message"]}
+    clock = {"type": "object"}
+    world = {"type": "object", "required": ["id", "created", "last_used", "requests", "clock"],
+             "properties": {"id": {"type": "string", "pattern": f"^{WORLD_ID_PATTERN}$"},
+                            "created": {"type": "string", "format": "date-time"},
+                            "last_used": {"type": "string", "format": "date-time"},
+                            "requests": {"type": "integer", "minimum": 0}, "clock": clock}}
+
+    def js(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
+        return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+    def op(summary: str, responses: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return {"tags": ["control-plane"], "summary": summary, "responses": responses, **extra}
+
+    param = [{"name": "world_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+    return {
+        "/_fake/worlds": {
+            "get": op("The worlds this fake holds (each under /_w/<id>/ or X-Fake-World: <id>)", {"200": js({
+                "type": "object", "required": ["worlds", "count"],
+                "properties": {"worlds": {"type": "array", "items": world}, "count": {"type": "integer"},
+                               "max_worlds": {"type": "integer", "nullable": True},
+                               "idle_expiry_seconds": {"type": "number", "nullable": True}}})}),
+            "delete": op("Delete every world (the default world stays)", {"200": js({
+                "type": "object", "properties": {"deleted": {"type": "integer"}}})}),
+        },
+        "/_fake/worlds/{world_id}": {
+            "get": op("One world", {"200": js(world), "400": js(error, "invalid world id"),
+                                    "404": js(error, "no such world")}, parameters=param),
+            "delete": op("Delete one world and free its memory and its slot", {
+                "200": js({"type": "object", "properties": {"deleted": {"type": "string"}}}),
+                "400": js(error, "invalid world id"), "404": js(error, "no such world")}, parameters=param),
+        },
+    }
