@@ -21,7 +21,8 @@ from .. import registry
 from .clock import Clock, ClockError, parse_clock_spec
 from .fake import Fake
 from .gateway import GatewayApp
-from .server import PortInUse, bind_socket, serve_until
+from .server import PortInUse, bind_socket, serve_until, stack_description
+from .server import run as run_on_fast_loop
 from .settings import SettingsError
 
 
@@ -197,8 +198,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
           + (", control token required" if args.control_token else ""))
     for line in lines:
         print(line)
+    print(f"serving on: {stack_description()}")
     print("Ctrl-C to stop.", flush=True)
-    asyncio.run(_serve_forever(bindings, args.log_level))
+    run_on_fast_loop(_serve_forever(bindings, args.log_level))
     return 0
 
 

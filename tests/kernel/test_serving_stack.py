@@ -1,0 +1,88 @@
+"""The serving stack: uvloop + httptools everywhere, said at start-up, and a serve cycle that does
+not wait for uvicorn's 0.1 s shutdown sleep (the benchmark's start-up part measures it)."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import socket
+import statistics
+import threading
+import time
+
+import httpx
+import pytest
+
+from fakes.kernel import server
+from tests.docker.serving import clean_env, fakes_command, free_port, ready_services, running
+
+from .tiny import NotesFake
+
+
+def test_the_stack_is_uvloop_and_httptools() -> None:
+    assert server.LOOP_NAME == "uvloop"
+    assert server.stack_description() == "uvloop event loop, httptools HTTP parser, orjson"
+    assert server._server(NotesFake().app).config.http_protocol_class.__name__ == "HttpToolsProtocol"
+
+
+def test_fakes_serve_says_which_loop_and_parser_it_runs_on() -> None:
+    name = ready_services()[0]
+    port = free_port()
+    with running([fakes_command(), "serve", "--only", name, "--port", str(port)], clean_env()) as served:
+        text = served.wait_banner()
+        assert "serving on: uvloop event loop, httptools HTTP parser, orjson" in text.splitlines()
+        served.wait_until_up([f"http://127.0.0.1:{port}/_fake/health"])
+
+
+def test_a_served_fake_runs_on_uvloop() -> None:
+    seen: list[str] = []
+    fake = NotesFake()
+    app = fake.app
+
+    async def spy(scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
+        seen.append(type(asyncio.get_running_loop()).__module__)
+        await app(scope, receive, send)  # type: ignore[arg-type]
+
+    with server.ServerThread([(spy, "127.0.0.1", 0)]) as ((host, port),):
+        assert httpx.get(f"http://{host}:{port}/_fake/health").status_code == 200
+    assert seen == ["uvloop"]
+
+
+def _cycle(fake: NotesFake) -> float:
+    started = time.perf_counter()
+    with fake.serve() as url:
+        host, port = url[len("http://"):].split(":")
+        connection = http.client.HTTPConnection(host, int(port))
+        connection.request("GET", "/_fake/health")
+        assert connection.getresponse().read()
+        # the keep-alive connection stays open: stop must close it rather than wait for it
+        stopping = time.perf_counter()
+    stopped = time.perf_counter()
+    connection.close()
+    assert stopping > started
+    return stopped - stopping
+
+
+def test_stop_does_not_wait_for_uvicorns_tick() -> None:
+    fake = NotesFake()
+    _cycle(fake)
+    stops = [_cycle(fake) for _ in range(5)]
+    # uvicorn's own shutdown sleeps 0.1 s; ours is well under a millisecond when idle
+    assert statistics.median(stops) < 0.05, stops
+
+
+def test_stop_closes_the_listener_and_lets_an_in_flight_response_finish() -> None:
+    fake = NotesFake()
+    fake.add_fault(path="/notes", latency_ms=300)  # delays, then passes through
+    thread = server.ServerThread([(fake.app, "127.0.0.1", 0)])
+    ((host, port),) = thread.start()
+    answers: list[int] = []
+    slow = threading.Thread(target=lambda: answers.append(
+        httpx.get(f"http://{host}:{port}/notes", timeout=5).status_code))
+    slow.start()
+    time.sleep(0.15)  # the request is in (its fault holds it 0.3 s)
+    thread.stop()
+    slow.join(5)
+    assert answers == [200]
+    with pytest.raises(OSError), socket.create_connection((host, port), timeout=1):
+        pass
