@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from scenarios import bench
+from scenarios.bench import scale
 
 
 def test_quick_in_process_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -32,7 +33,7 @@ def test_quick_in_process_figures(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_journal_run_is_bounded(capsys: pytest.CaptureFixture[str]) -> None:
-    assert bench.child_journal({"requests": 3000, "size": 100}) == 0
+    assert scale.child_journal({"requests": 3000, "size": 100}) == 0
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["len"] == 100
     assert figures["total"] == 3000
@@ -42,5 +43,5 @@ def test_journal_run_is_bounded(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_last_page_of_a_django_style_listing() -> None:
     body = {"count": 95, "next": "http://x/filings/?ordering=-release_datetime&page=2", "results": [{}] * 10}
-    assert bench._last_page_path("/filings/?ordering=-release_datetime", body) == \
+    assert scale._last_page_path("/filings/?ordering=-release_datetime", body) == \
         "/filings/?ordering=-release_datetime&page=10"

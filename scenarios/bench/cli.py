@@ -1,0 +1,148 @@
+"""Benchmark of the fakes: command line, the parts in order, and the child-process entry points."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .http_part import bench_http
+from .inprocess import bench_inprocess, child_cold
+from .load import LoadConfig, child_load, choose_generator
+from .measure import loadavg, machine_info
+from .render import render
+from .report import BENCH_SETTINGS, PARTS, QUICK_SETTINGS, Options, Report
+from .scale import bench_scale, child_journal, child_pages
+from .servers import child_serve
+from .subjects import KERNEL
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m scenarios bench", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="short runs and small data (filings.scale=small, 1,000-message inbox, 20,000 journal "
+                             "requests): a smoke test, not a measurement")
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
+    parser.add_argument("--only", default=None, help="comma-separated services (default: every registered one)")
+    parser.add_argument("--fake", action="append", default=[], metavar="MODULE:CLASS",
+                        help="benchmark an extra Fake subclass too (e.g. tests.kernel.tiny:NotesFake)")
+    parser.add_argument("--no-kernel", action="store_true", help="leave out the kernel-only fake row")
+    parser.add_argument("--set", dest="settings", action="append", default=[], metavar="SERVICE.KEY=VALUE",
+                        help="service setting (default: filings.scale=full; small with --quick)")
+    parser.add_argument("--duration", type=float, default=None, help="seconds of load per HTTP run (default 5)")
+    parser.add_argument("--warmup", type=float, default=None, help="seconds of unmeasured load before each run (1)")
+    parser.add_argument("--connections", type=int, default=None, help="concurrent connections (default 32)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="alternating bare/fake runs per service; the best of each counts (default 3)")
+    parser.add_argument("--threads", type=int, default=1, help="wrk threads (default 1: the server gets a core)")
+    parser.add_argument("--generator", choices=("auto", "wrk", "python"), default="auto",
+                        help="load generator (default: wrk when on PATH, else python)")
+    parser.add_argument("--inproc-seconds", type=float, default=None, help="seconds per in-process client rate (2)")
+    parser.add_argument("--fresh-runs", type=int, default=None, help="fresh fakes to time (default 50)")
+    parser.add_argument("--journal-requests", type=int, default=None, help="requests through the journal (1,000,000)")
+    parser.add_argument("--inbox-messages", type=int, default=None, help="messages in the big inbox (100,000)")
+    parser.add_argument("--page-repeats", type=int, default=None, help="timings of each filings page (default 20)")
+    parser.add_argument("--random-pages", type=int, default=None,
+                        help="random filings pages to time once each (default 20)")
+    parser.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also save the figures as JSON")
+    return parser
+
+
+def parse_options(argv: Sequence[str]) -> tuple[Options, str | None]:
+    args = build_parser().parse_args(argv)
+    quick = args.quick
+
+    def pick(value: Any, normal: Any, fast: Any) -> Any:
+        return value if value is not None else (fast if quick else normal)
+
+    from fakes import registry
+
+    names = registry.service_names()
+    if args.only:
+        chosen = [n.strip() for n in args.only.split(",") if n.strip()]
+        unknown = [n for n in chosen if n not in names and n != KERNEL]
+        if unknown:
+            raise SystemExit(f"bench: unknown service(s) {', '.join(unknown)}; known: {', '.join(names)}")
+        names = [n for n in names if n in chosen]
+    targets = ([] if args.no_kernel else [KERNEL]) + names + list(args.fake)
+    settings = {service: dict(values) for service, values in (QUICK_SETTINGS if quick else BENCH_SETTINGS).items()}
+    for item in args.settings:
+        key, sep, value = item.partition("=")
+        service, dot, name = key.partition(".")
+        if not sep or not dot:
+            raise SystemExit(f"bench: --set takes SERVICE.KEY=VALUE, got {item!r}")
+        settings.setdefault(service, {})[name] = value
+    parts = {p.strip() for p in args.parts.split(",") if p.strip()}
+    if parts - set(PARTS):
+        raise SystemExit(f"bench: unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; known: {', '.join(PARTS)}")
+    load = LoadConfig(
+        generator=choose_generator(args.generator) if "http" in parts else args.generator,
+        duration=pick(args.duration, 5.0, 1.0), warmup=pick(args.warmup, 1.0, 0.3),
+        connections=pick(args.connections, 32, 8), threads=max(1, args.threads),
+        rounds=max(1, pick(args.rounds, 3, 1)),
+    )
+    options = Options(
+        targets=targets, settings=settings, load=load, parts=parts,
+        inproc_seconds=pick(args.inproc_seconds, 2.0, 0.2), fresh_runs=pick(args.fresh_runs, 50, 5),
+        journal_requests=pick(args.journal_requests, 1_000_000, 20_000), journal_size=1000,
+        inbox_messages=pick(args.inbox_messages, 100_000, 1_000), page_repeats=pick(args.page_repeats, 20, 3),
+        random_pages=pick(args.random_pages, 20, 3),
+        quick=quick,
+    )
+    return options, args.json_path
+
+
+def run(options: Options) -> Report:
+    report = Report(machine=machine_info(), config={
+        "quick": options.quick, "parts": sorted(options.parts), "services": options.targets,
+        "settings": options.settings, "load": options.load.describe(), "generator": options.load.generator,
+        "duration_s": options.load.duration, "warmup_s": options.load.warmup, "rounds": options.load.rounds,
+        "connections": options.load.connections, "wrk_threads": options.load.threads,
+        "inproc_seconds": options.inproc_seconds, "fresh_runs": options.fresh_runs,
+        "journal_requests": options.journal_requests, "journal_size": options.journal_size,
+        "inbox_messages": options.inbox_messages, "page_repeats": options.page_repeats,
+        "random_pages": options.random_pages,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    })
+    if "http" in options.parts:
+        print(f"load generator: {options.load.generator_label()}", file=sys.stderr)
+        bench_http(options, report)
+    if "inprocess" in options.parts:
+        bench_inprocess(options, report)
+    if "scale" in options.parts:
+        bench_scale(options, report)
+    return report
+
+
+CHILDREN: dict[str, Callable[[dict[str, Any]], int]] = {
+    "_serve": child_serve, "_load": child_load, "_journal": child_journal, "_cold": child_cold,
+    "_pages": child_pages,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--"]:  # `python -m scenarios bench -- --quick` (argparse REMAINDER needs the --)
+        argv = argv[1:]
+    if argv and argv[0] in CHILDREN:  # internal: the benchmark's own child processes
+        return CHILDREN[argv[0]](json.loads(argv[1]))
+    options, json_path = parse_options(argv)
+    started = time.perf_counter()
+    report = run(options)
+    report.config["wall_s"] = round(time.perf_counter() - started, 1)
+    report.machine["loadavg_at_end"] = loadavg()
+    print(render(report))
+    if json_path:
+        Path(json_path).write_text(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+        print(f"\nfigures saved to {json_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

@@ -1,0 +1,185 @@
+"""Load generators: wrk when on PATH, else a raw-socket asyncio generator in its own process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from .measure import percentile
+
+WRK_SCRIPT = """
+wrk.method = "%(method)s"
+done = function(summary, latency, requests)
+  io.write(string.format(
+    "BENCH_JSON {\\"requests\\":%%d,\\"duration_us\\":%%d,\\"bytes\\":%%d,\\"p50_us\\":%%d,"
+    .. "\\"p99_us\\":%%d,\\"mean_us\\":%%.1f,\\"max_us\\":%%d,\\"errors_status\\":%%d,"
+    .. "\\"errors_socket\\":%%d}\\n",
+    summary.requests, summary.duration, summary.bytes, latency:percentile(50), latency:percentile(99),
+    latency.mean, latency.max, summary.errors.status,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end
+"""
+
+
+@dataclass
+class LoadConfig:
+    generator: str  # "wrk" | "python"
+    duration: float
+    warmup: float
+    connections: int
+    threads: int
+    rounds: int = 3
+
+    def describe(self) -> str:
+        return (f"{self.generator_label()}, {self.connections} connections, best of {self.rounds} alternating "
+                f"runs of {self.duration:g} s after a {self.warmup:g} s warm-up")
+
+    def generator_label(self) -> str:
+        if self.generator == "wrk":
+            return f"wrk ({shutil.which('wrk')}, {self.threads} thread{'s' if self.threads > 1 else ''})"
+        return "python (raw-socket asyncio, separate process)"
+
+
+def choose_generator(wanted: str) -> str:
+    if wanted == "auto":
+        return "wrk" if shutil.which("wrk") else "python"
+    if wanted == "wrk" and not shutil.which("wrk"):
+        raise SystemExit("bench: --generator wrk but wrk is not on PATH (apt-get install wrk)")
+    return wanted
+
+
+def run_load(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float) -> dict[str, Any]:
+    """One load run; req/s and latency percentiles in ms."""
+    if config.generator == "wrk":
+        raw = _run_wrk(config, url, method, headers, duration)
+    else:
+        raw = _run_python_load(config, url, method, headers, duration)
+    seconds = raw["duration_us"] / 1e6 or duration
+    return {
+        "requests": raw["requests"],
+        "rps": raw["requests"] / seconds,
+        "p50_ms": raw["p50_us"] / 1000,
+        "p99_ms": raw["p99_us"] / 1000,
+        "mean_ms": raw["mean_us"] / 1000,
+        "max_ms": raw["max_us"] / 1000,
+        "non_2xx": raw["errors_status"],
+        "socket_errors": raw["errors_socket"],
+        "bytes_per_response": raw["bytes"] / raw["requests"] if raw["requests"] else 0,
+    }
+
+
+def _run_wrk(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(WRK_SCRIPT % {"method": method})
+    try:
+        command = ["wrk", f"-t{config.threads}", f"-c{max(config.connections, config.threads)}",
+                   f"-d{max(1, round(duration))}s",  # wrk takes whole seconds
+                   "--timeout", "10s", "-s", script.name]
+        for name, value in headers.items():
+            command += ["-H", f"{name}: {value}"]
+        done = subprocess.run([*command, url], capture_output=True, text=True, timeout=duration + 60)
+    finally:
+        os.unlink(script.name)
+    for line in done.stdout.splitlines():
+        if line.startswith("BENCH_JSON "):
+            return json.loads(line[len("BENCH_JSON "):])  # type: ignore[no-any-return]
+    raise RuntimeError(f"wrk failed: {done.stdout[-400:]} {done.stderr[-400:]}")
+
+
+def _run_python_load(config: LoadConfig, url: str, method: str, headers: dict[str, str],
+                     duration: float) -> dict[str, Any]:
+    spec = {"url": url, "method": method, "headers": headers, "connections": config.connections,
+            "duration": duration}
+    done = subprocess.run([sys.executable, "-m", "scenarios.bench", "_load", json.dumps(spec)],
+                          capture_output=True, text=True, timeout=duration + 60)
+    if done.returncode != 0:
+        raise RuntimeError(f"python load generator failed: {done.stderr[-600:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def child_load(spec: dict[str, Any]) -> int:
+    """The Python load generator: N keep-alive connections on raw asyncio sockets, one process."""
+    parts = urlsplit(spec["url"])
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    lines = [f"{spec['method']} {target} HTTP/1.1", f"Host: {host}:{port}"]
+    lines += [f"{k}: {v}" for k, v in spec["headers"].items()]
+    if spec["method"] not in ("GET", "HEAD"):
+        lines.append("Content-Length: 0")
+    request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    latencies: list[int] = []
+    counters = {"status": 0, "socket": 0, "bytes": 0}
+
+    async def read_response(reader: asyncio.StreamReader) -> tuple[int, bool]:
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length, chunked, close = 0, False, False
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            name = name.strip().lower()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"transfer-encoding" and b"chunked" in value.lower():
+                chunked = True
+            elif name == b"connection" and b"close" in value.lower():
+                close = True
+        size = len(head)
+        if chunked:
+            while True:
+                chunk = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                await reader.readexactly(chunk + 2)
+                size += chunk
+                if chunk == 0:
+                    break
+        elif length:
+            await reader.readexactly(length)
+            size += length
+        counters["bytes"] += size
+        return status, close
+
+    async def worker(stop_at: float) -> None:
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            while time.perf_counter() < stop_at:
+                t0 = time.perf_counter_ns()
+                writer.write(request)
+                try:
+                    status, close = await read_response(reader)
+                except (OSError, asyncio.IncompleteReadError, ValueError):
+                    counters["socket"] += 1
+                    close, status = True, 0
+                latencies.append(time.perf_counter_ns() - t0)
+                if status >= 400:
+                    counters["status"] += 1
+                if close:
+                    writer.close()
+                    reader, writer = await asyncio.open_connection(host, port)
+        finally:
+            writer.close()
+
+    async def main() -> float:
+        start = time.perf_counter()
+        await asyncio.gather(*(worker(start + spec["duration"]) for _ in range(spec["connections"])))
+        return time.perf_counter() - start
+
+    elapsed = asyncio.run(main())
+    latencies.sort()
+    print(json.dumps({
+        "requests": len(latencies), "duration_us": int(elapsed * 1e6), "bytes": counters["bytes"],
+        "p50_us": percentile(latencies, 0.5) / 1000, "p99_us": percentile(latencies, 0.99) / 1000,
+        "mean_us": (sum(latencies) / len(latencies) / 1000) if latencies else 0,
+        "max_us": (latencies[-1] / 1000) if latencies else 0,
+        "errors_status": counters["status"], "errors_socket": counters["socket"],
+    }))
+    return 0
+
+

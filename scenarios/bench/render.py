@@ -1,0 +1,113 @@
+"""The text report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .measure import mb
+from .report import TARGET_FRESH_MS, TARGET_HTTP_RATIO, Report
+from .subjects import KERNEL
+
+
+def _fmt(value: Any, spec: str = ".1f", none: str = "-") -> str:
+    if value is None:
+        return none
+    return format(value, spec)
+
+
+def _mark(ok: bool | None) -> str:
+    return {True: "pass", False: "MISS", None: "n/a"}[ok]
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "~"
+
+
+def render(report: Report) -> str:
+    m = report.machine
+    out = [
+        "contract-fakes benchmark",
+        f"machine: {m['nproc']} CPUs ({m['cpu_model']}), Python {m['python']}, starlette {m.get('starlette')}, "
+        f"uvicorn {m.get('uvicorn')} ({m['uvicorn_loop_http']}); load average {m['loadavg_at_start']} at the "
+        f"start, {m.get('loadavg_at_end')} at the end (anything else running skews the figures)",
+    ]
+    if report.http:
+        out += ["", f"1. Over HTTP - load generator: {report.config['load']}",
+                f"{'service':<21} {'request':<40} {'bytes':>7} | {'bare req/s':>10} {'p50':>6} {'p99':>6} | "
+                f"{'fake req/s':>10} {'p50':>6} {'p99':>6} | {'ratio':>5} {'pairs':>5} {'>=0.7':>5} {'RSS MB':>7}"]
+        for row in report.http:
+            bare, fake = row["bare"], row["fake"]
+            errors = fake["non_2xx"] + fake["socket_errors"] + bare["non_2xx"] + bare["socket_errors"]
+            mark = _mark(row["ratio"] >= TARGET_HTTP_RATIO) if not row["service"].startswith(KERNEL) else ""
+            out.append(
+                f"{row['service']:<21} {_short(row['request'], 40):<40} {row['response_bytes']:>7} | "
+                f"{bare['rps']:>10.0f} {bare['p50_ms']:>6.2f} {bare['p99_ms']:>6.2f} | "
+                f"{fake['rps']:>10.0f} {fake['p50_ms']:>6.2f} {fake['p99_ms']:>6.2f} | "
+                f"{row['ratio']:>5.2f} {row['ratio_median_of_rounds']:>5.2f} {mark:>5} "
+                f"{_fmt(mb(row['rss_kb'])):>7}" + (f"  ({errors} errors!)" if errors else ""))
+        out.append("(latencies in ms; ratio = best fake req/s / best bare req/s, pairs = median of the ratios of "
+                   "the runs made one after the other;\n bare = plain Starlette answering the same bytes and "
+                   "headers on the same path;\n serve-socket = the fake on fakes.kernel.server.bind_socket, as "
+                   "`fakes serve` and fake.serve() run it, against the bare app on a TCP_NODELAY socket)")
+    if report.inprocess:
+        out += ["", "2. In process (sequential calls of the sample request)",
+                f"{'service':<14} {'client()/s':>10} {'async/s':>8} | {'ASGI us/req':>11} {'bare':>5} | "
+                f"{'fresh ms':>8} {'p90':>6} {'create':>6} {'<20ms':>5} | {'new process ms':>14} {'import':>6}"]
+        for row in report.inprocess:
+            mark = _mark(row["fresh_median_ms"] < TARGET_FRESH_MS) if row["service"] != KERNEL else ""
+            out.append(f"{row['service']:<14} {row['sync_calls_per_s']:>10.0f} {row['async_calls_per_s']:>8.0f} | "
+                       f"{row['asgi_us_per_request']:>11.0f} {row['bare_asgi_us_per_request']:>5.0f} | "
+                       f"{row['fresh_median_ms']:>8.2f} {row['fresh_p90_ms']:>6.2f} "
+                       f"{row['fresh_create_median_ms']:>6.2f} {mark:>5} | "
+                       f"{_fmt(row['cold_process_ms'], '.0f'):>14} {_fmt(row['cold_import_ms'], '.0f'):>6}")
+        out.append("(ASGI = the app called directly, as uvicorn calls it; bare = plain Starlette, same bytes;\n"
+                   " fresh = median of new fake + auth_headers() + first sample request through fake.client(), "
+                   "default settings; create = the constructor alone;\n new process = the same in a new "
+                   "interpreter, imports included: what a test session's first fixture pays)")
+    if report.scale:
+        out += ["", "3. Scale"]
+        filings = report.scale.get("filings")
+        if filings:
+            out.append(f"filings ({', '.join(f'{k}={v}' for k, v in filings['settings'].items()) or 'defaults'}): "
+                       f"RSS {_fmt(filings.get('rss_mb'))} MB served (idle {_fmt(mb(filings.get('rss_idle_kb')))}, "
+                       f"peak {_fmt(mb(filings.get('rss_peak_kb')))}), "
+                       f"built in {_fmt(filings.get('build_s'), '.2f')} s, "
+                       f"catalogue {filings.get('catalogue_count', '-')}")
+            for key in ("first_page", "last_page"):
+                page = filings.get(key)
+                if page:
+                    out.append(f"  {key.replace('_', ' ')}: {page['once_ms']:.2f} ms the first time, "
+                               f"{page['again_median_ms']:.2f} ms again (median; max {page['again_max_ms']:.2f}) "
+                               f"- {page['bytes']} bytes, status {page['status']}, {page['path']}")
+            if filings.get("random_pages"):
+                sampled = filings["random_pages"]
+                out.append(f"  {sampled['count']} random pages of {filings['page_count']:,}, once each: "
+                           f"{sampled['median_ms']:.2f} ms median, {sampled['max_ms']:.2f} ms max "
+                           f"(first request of the process: {filings['warmup_ms']:.0f} ms)")
+        inbox = report.scale.get("member_export_inbox")
+        if inbox:
+            out.append(f"member-export inbox of {inbox['messages']:,} messages: {inbox['pages']:,} pages of "
+                       f"{inbox['page_size']} to the end in {inbox['seconds']:.2f} s "
+                       f"({inbox['ms_per_page']:.2f} ms/page; first {inbox['first_page_ms']:.1f} ms, "
+                       f"slowest after it {inbox['max_page_ms']:.2f} ms, "
+                       f"last page {inbox['last_page_ms']:.2f} ms), {inbox['records']:,} records seen")
+        journal = report.scale.get("journal")
+        if journal:
+            out.append(f"journal: {journal['requests']:,} requests through FakeApp in {journal['seconds']:.1f} s "
+                       f"({journal['us_per_request']:.1f} us each); len {journal['len']} (size {journal['size']}), "
+                       f"total {journal['total']:,}; RSS {_fmt(mb(journal['rss_full_kb']))} MB when full -> "
+                       f"{_fmt(mb(journal['rss_end_kb']))} MB at the end: "
+                       f"{'bounded' if journal['bounded'] else 'NOT bounded'}")
+    if report.targets:
+        out += ["", "Targets of issue 7 (reported, not asserted)"]
+        for t in report.targets:
+            value = t["value"]
+            shown = "-" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))
+            out.append(f"  [{_mark(t['pass']):>4}] {t['name']:<48} {shown:>9} {t['unit']:<7} "
+                       f"(target {t['op']} {t['target']})")
+    if report.skipped:
+        out += ["", "Skipped"]
+        out += [f"  {s['part']} {s['what']}: {_short(s['why'], 160)}" for s in report.skipped]
+    return "\n".join(out)
+
+

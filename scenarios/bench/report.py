@@ -1,0 +1,65 @@
+"""Options of a run, the report it fills, and the targets it reports (never asserts)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from .load import LoadConfig
+
+# -- targets of issue 7 (reported, never asserted) ----------------------------------------------
+TARGET_HTTP_RATIO = 0.7  # each fake endpoint >= 0.7 x the bare-Starlette floor over HTTP
+TARGET_FRESH_MS = 20.0  # a fresh fake created and answering its first request
+TARGET_FILINGS_RSS_MB = 300.0  # full-scale filings, resident
+TARGET_PAGE_MS = 10.0  # any page of the full-scale filings catalogue
+JOURNAL_GROWTH_LIMIT_MB = 8.0  # RSS growth allowed once the journal ring is full ("bounded")
+
+#: settings the benchmark applies unless ``--set`` says otherwise (service -> key -> CLI value)
+BENCH_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "full"}}
+QUICK_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "small"}}
+
+
+PARTS = ("http", "inprocess", "scale")
+
+
+@dataclass
+class Options:
+    targets: list[str]
+    settings: dict[str, dict[str, str]]
+    load: LoadConfig
+    parts: set[str]
+    inproc_seconds: float
+    fresh_runs: int
+    journal_requests: int
+    journal_size: int
+    inbox_messages: int
+    page_repeats: int
+    random_pages: int
+    quick: bool
+
+
+@dataclass
+class Report:
+    machine: dict[str, Any]
+    config: dict[str, Any]
+    http: list[dict[str, Any]] = field(default_factory=list)
+    inprocess: list[dict[str, Any]] = field(default_factory=list)
+    scale: dict[str, Any] = field(default_factory=dict)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    targets: list[dict[str, Any]] = field(default_factory=list)
+
+    def skip(self, part: str, what: str, why: str) -> None:
+        self.skipped.append({"part": part, "what": what, "why": why})
+        print(f"  skipped {part} {what}: {why}", file=sys.stderr)
+
+    def target(self, name: str, value: float | None, limit: float, *, higher_is_better: bool, unit: str) -> None:
+        ok = None if value is None else (value >= limit if higher_is_better else value < limit)
+        self.targets.append({"name": name, "value": value, "target": limit, "unit": unit,
+                             "op": ">=" if higher_is_better else "<", "pass": ok})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"machine": self.machine, "config": self.config, "http": self.http, "inprocess": self.inprocess,
+                "scale": self.scale, "targets": self.targets, "skipped": self.skipped}
+
+
