@@ -5,7 +5,11 @@ For each service NAME (``-`` becomes ``_``):
 * ``NAME_fake`` - a fresh in-process fake per test (function scope), on the test's shared clock;
 * ``NAME_url``  - the same fake served over real HTTP on a free loopback port (base URL);
 * ``fakes_clock`` - the manual clock every fake of one test shares;
-* ``make_fake`` - a factory: ``make_fake("filings", scale="small")`` for custom settings.
+* ``make_fake`` - a factory: ``make_fake("filings", scale="small")`` for custom settings;
+* ``NAME_world_url`` - a world of its own for this test (``<server>/_w/<id>``) on ONE live server
+  per service shared by the whole session (per xdist worker): isolated state, clock, faults and
+  journal without starting a server per test; ``NAME_world`` is that world's fake object (move its
+  clock, read its journal in Python); ``fakes_shared_servers`` starts the shared servers.
 
 ``@pytest.mark.fake_settings("filings", scale="small")`` sets settings of the ``NAME_fake``
 fixtures; ``--fakes-seed N`` changes the seed (default 0).
@@ -13,7 +17,11 @@ fixtures; ``--fakes-seed N`` changes the seed (default 0).
 
 from __future__ import annotations
 
+import itertools
+import json
+import re
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -78,6 +86,79 @@ def service_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., An
     return fake_fixture, url_fixture
 
 
+class SharedServers:
+    """One live fake per (service, settings) for the whole session, started on first use; each
+    test gets a world of its own on it (see :mod:`fakes.kernel.worlds`)."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._servers: dict[tuple[str, str], tuple[Fake, str]] = {}
+        self._stack = ExitStack()
+        self._world_numbers = itertools.count(1)
+
+    def get(self, service: str, **settings: Any) -> tuple[Fake, str]:
+        """(the shared fake, its base URL); the fake is never used itself, only its worlds."""
+        key = (service, json.dumps(settings, sort_keys=True, default=repr))
+        if key not in self._servers:
+            # no world cap: a long session creates (and deletes) one world per test
+            fake = registry.fake_class(service)(seed=self.seed, clock="manual", max_worlds=0, **settings)
+            self._servers[key] = (fake, self._stack.enter_context(fake.serve()))
+        return self._servers[key]
+
+    def world_id(self, nodeid: str) -> str:
+        """A unique world id that still says which test it belongs to (seen in /_fake/worlds)."""
+        number = next(self._world_numbers)
+        readable = re.sub(r"[^A-Za-z0-9_-]+", "-", nodeid.rpartition("::")[2]).strip("-")
+        return f"t{number}-{readable}"[:64]
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+@pytest.fixture(scope="session")
+def fakes_shared_servers(request: pytest.FixtureRequest) -> Iterator[SharedServers]:
+    """The session's shared live fakes, one per service and settings, started on first use.
+
+    Each pytest-xdist worker is its own process with its own servers; tests never share a world."""
+    servers = SharedServers(request.config.getoption("--fakes-seed"))
+    try:
+        yield servers
+    finally:
+        servers.close()
+
+
+def world_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The (NAME_world, NAME_world_url) fixtures of a service; a plugin adding its own fake
+    assigns them like :func:`service_fixtures`: ``notes_world, notes_world_url = world_fixtures("notes")``."""
+    stem = service.replace("-", "_")
+
+    @pytest.fixture(name=f"{stem}_world")
+    def world_fixture(request: pytest.FixtureRequest, fakes_shared_servers: SharedServers) -> Iterator[Fake]:
+        fake, _ = fakes_shared_servers.get(service, **_marker_settings(request, service))
+        world_id = fakes_shared_servers.world_id(request.node.nodeid)
+        world = fake.world(world_id)
+        try:
+            yield world
+        finally:
+            assert fake.worlds is not None
+            fake.worlds.delete(world_id)  # frees its memory and its slot
+
+    @pytest.fixture(name=f"{stem}_world_url")
+    def world_url_fixture(request: pytest.FixtureRequest, fakes_shared_servers: SharedServers) -> str:
+        world: Fake = request.getfixturevalue(f"{stem}_world")
+        _, base_url = fakes_shared_servers.get(service, **_marker_settings(request, service))
+        return f"{base_url}/_w/{world.world_id}"
+
+    world_fixture.__doc__ = (
+        f"This test's own world of the session's shared live {service} fake (a Fake: its clock, "
+        f"journal, faults and control methods); deleted after the test.")
+    world_url_fixture.__doc__ = (
+        f"Base URL of this test's own world on the session's shared live {service} server "
+        f"(``http://127.0.0.1:PORT/_w/<id>``): isolated state and clock, no server started per test.")
+    return world_fixture, world_url_fixture
+
+
 for _service in registry.service_names():
     _stem = _service.replace("-", "_")
     globals()[f"{_stem}_fake"], globals()[f"{_stem}_url"] = service_fixtures(_service)
+    globals()[f"{_stem}_world"], globals()[f"{_stem}_world_url"] = world_fixtures(_service)

@@ -205,6 +205,7 @@ class Worlds:
                   "prefix": f"{parent.prefix}{WORLD_SEGMENT}/{world_id}"}
         child = type(parent)(*parent.init_args, **kwargs)
         child.worlds = None  # no worlds inside a world
+        child._owns_clock = True  # its clock is its own: resetting the world rewinds it
         child.world_id = world_id
         return child
 
