@@ -36,6 +36,7 @@ class ApiKey:
     created_ms: int
     year: int  # the calendar year ``used`` counts
     used: int = 0
+    refused_year: int | None = None  # the year a quota refusal was last answered (client history)
 
     def to_state(self) -> dict[str, Any]:
         return asdict(self)

@@ -12,6 +12,7 @@ from typing import Any
 
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.verdicts import Broken
 
 from .catalogue.arith import stable_hash
 from .catalogue.companies import CompanyCore, company_core, company_full_json, company_minimal_json
@@ -31,6 +32,7 @@ from .catalogue.records import (
 from .keys import TIERS, ApiKey, unauthenticated, year_of
 from .params import CompanyParams, FilingParams
 from .query import FilingFilter, GeneratedSelection, merged_page
+from .rules import CALLS_AFTER_QUOTA_REFUSAL
 from .settings import FilingsSettings
 from .userdata import USER_ID_BASE, company_from_state, new_company, new_filing
 
@@ -82,14 +84,24 @@ class FilingsModel:
         self.keys[token] = key
         return key
 
-    def begin_call(self, token: str | None, feature: str | None = None) -> ApiKey:
-        """The caller's key, once it may make this call: 401, 403 and 429 refuse (and do not count)."""
+    def begin_call(self, token: str | None, feature: str | None = None, broken: Broken | None = None) -> ApiKey:
+        """The caller's key, once it may make this call: 401, 403 and 429 refuse (and do not count).
+
+        A call refused for the quota after an earlier quota refusal of the same period breaks
+        ``filings/calls-after-quota-refusal`` (appended to ``broken``)."""
         key = self.keys.get(token or "")
         if key is None:
             raise unauthenticated()
         if feature is not None:
             key.require(feature)
-        key.require_quota(self.clock.now_ms(), self.settings.burst_limit)
+        try:
+            key.require_quota(self.clock.now_ms(), self.settings.burst_limit)
+        except ServiceError:
+            if key.refused_year == key.year and broken is not None:
+                broken.append((CALLS_AFTER_QUOTA_REFUSAL, f"key {key.key} ({key.tier}) called again after its "
+                                                          f"allowance of {key.quota} calls for {key.year} was refused"))
+            key.refused_year = key.year
+            raise
         return key
 
     # -- companies -----------------------------------------------------------------------------

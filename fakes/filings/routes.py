@@ -19,11 +19,13 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, json_response, warn
+from fakes.kernel.http import bearer_token, json_response
+from fakes.kernel.verdicts import Broken, flag_all
 
 from .catalogue.filing_types import TYPES
 from .keys import FILING_TYPES, MARKDOWN, ApiKey
 from .params import UNSUPPORTED_COMPANY_PARAMS, UNSUPPORTED_FILING_PARAMS, bad, company_params, filing_params, paging
+from .rules import listing_rules_broken
 
 if TYPE_CHECKING:
     from . import FilingsFake
@@ -43,7 +45,7 @@ def markdown_if_asked(request: Request) -> str | None:
 
 
 def routes(fake: FilingsFake) -> list[BaseRoute]:
-    def route(path: str, handler: Handler, feature: Feature = None, unmodelled: frozenset[str] = frozenset()) -> Route:
+    def route(path: str, handler: Handler, feature: Feature = None, unmodelled: frozenset[str] | None = None) -> Route:
         return Route(path, guarded(fake, handler, feature, unmodelled), methods=["GET"])
 
     return [
@@ -64,12 +66,19 @@ def api_key_of(request: Request, header: str) -> str | None:
 
 
 def guarded(fake: FilingsFake, handler: Handler, feature: Feature,
-            unmodelled: frozenset[str]) -> Callable[[Request], Awaitable[Response]]:
+            unmodelled: frozenset[str] | None) -> Callable[[Request], Awaitable[Response]]:
+    """``unmodelled`` (the real filters this fake ignores) marks a list route: its client rules
+    (unsupported filters, walking every page) are checked once per URL, with the cached body."""
     async def endpoint(request: Request) -> Response:
         model: FilingsModel = fake.model  # read per request: reset and import replace it
         burst = fake.settings.burst_limit
         needs = feature(request) if callable(feature) else feature
-        key = model.begin_call(api_key_of(request, fake.settings.api_key_header), needs)
+        refused: Broken = []
+        try:
+            key = model.begin_call(api_key_of(request, fake.settings.api_key_header), needs, refused)
+        except ServiceError:
+            flag_all(request, refused)  # e.g. a call after the quota's refusal
+            raise
         # A body is a function of the state, the second and the URL: the same request in the same
         # second (a poller, a benchmark, a client paging back) is answered from the cache.
         scope = request.scope
@@ -82,15 +91,16 @@ def guarded(fake: FilingsFake, handler: Handler, feature: Feature,
             except ServiceError as err:  # refused: not counted, but the caller still sees its allowance
                 err.headers = {**key.headers(burst), **err.headers}
                 raise
-            ignored = sorted(unmodelled.intersection(request.query_params))
-            cached = fake.responses.put(cache_key, response, ignored)
+            broken = (listing_rules_broken(request.query_params, unmodelled, fake.settings.walk_page_limit)
+                      if unmodelled is not None else [])
+            cached = fake.responses.put(cache_key, response, broken)
             if cached is None:
                 key.count_call()
                 response.headers.update(key.headers(burst))
                 return response
-        body, media_type, headers, ignored = cached
-        for name in ignored:
-            warn(request, f"query parameter {name!r} is a real filter this fake does not model; it was ignored")
+        body, media_type, headers, broken = cached
+        if broken:
+            flag_all(request, broken)
         key.count_call()
         return Response(body, media_type=media_type, headers={**headers, **key.headers(burst)})
 
@@ -98,11 +108,11 @@ def guarded(fake: FilingsFake, handler: Handler, feature: Feature,
 
 
 CacheKey = tuple[int, int, int, str, bytes, str, str, str]
-Cached = tuple[bytes, str | None, dict[str, str], list[str]]
+Cached = tuple[bytes, str | None, dict[str, str], Broken]
 
 
 class ResponseCache:
-    """The last few successful bodies (with the warnings their URL earns), least recently used out."""
+    """The last few successful bodies (with the client rules their URL breaks), least recently used out."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
@@ -114,13 +124,13 @@ class ResponseCache:
             self.entries.move_to_end(key)
         return entry
 
-    def put(self, key: CacheKey, response: Response, ignored: list[str]) -> Cached | None:
+    def put(self, key: CacheKey, response: Response, broken: Broken) -> Cached | None:
         """Keep a 200 answer; None (nothing kept) for any other."""
         if response.status_code != 200:
             return None
         extra = {name: value for name, value in response.headers.items()
                  if name not in ("content-length", "content-type")}
-        entry = (bytes(response.body), response.media_type, extra, ignored)
+        entry = (bytes(response.body), response.media_type, extra, broken)
         self.entries[key] = entry
         if len(self.entries) > self.size:
             self.entries.popitem(last=False)

@@ -3,17 +3,28 @@
 A service declares its rules as data (:class:`ClientRule`, in its own package, listed in the
 fake's ``client_rules``) and flags a request that breaks one with :func:`flag` from its routes
 (models that have no request append ``(rule, detail)`` to a list the route hands them). The
-kernel records each flag outside the journal ring, so verdicts never scroll away.
+kernel records each flag outside the journal ring, so verdicts never scroll away; the journal
+entry of the request lists the same verdicts (``"<rule id>: <detail>"``) in its ``warnings``.
+
+Verdicts describe the client, not the fake's world: ``reset`` and state import leave them alone,
+``clear_verdicts`` (``DELETE /_fake/verdicts``) empties them. See docs/verdicts.md.
 """
 
 from __future__ import annotations
 
+import fnmatch
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from starlette.requests import Request
 
+from .clock import iso_ms
+from .settings import SettingsError
+
 VERDICTS_KEY = "fakes.verdicts"
+SILENCE_ENV = "FAKES_SILENCE_RULES"
+SEVERITIES = ("error", "warning")
 Severity = Literal["error", "warning"]
 
 
@@ -34,11 +45,51 @@ class ClientRule:
         return {"id": self.id, "severity": self.severity, "explanation": self.explanation, "source": self.source}
 
 
+#: what a model appends a broken rule to: the route that handed it the list flags each one
+Broken = list[tuple[ClientRule, str]]
+
+
 def flag(request: Request, rule: ClientRule, detail: str = "") -> None:
     """Record that this request broke ``rule`` (``detail`` says how, for the report)."""
     flagged = request.scope.get(VERDICTS_KEY)
     if flagged is not None:
         flagged.append((rule, detail))
+
+
+def flag_all(request: Request, broken: Iterable[tuple[ClientRule, str]]) -> None:
+    """Flag every ``(rule, detail)`` a model appended to the list its route handed it."""
+    for rule, detail in broken:
+        flag(request, rule, detail)
+
+
+def split_patterns(text: str | Iterable[str] | None) -> list[str]:
+    """``"a/x, b/*"`` or ``["a/x", "b/*"]`` -> ``["a/x", "b/*"]`` (blanks dropped)."""
+    if text is None:
+        return []
+    items = text.split(",") if isinstance(text, str) else [p for part in text for p in part.split(",")]
+    return [item.strip() for item in items if item.strip()]
+
+
+def silenced_ids(service: str, rules: Iterable[ClientRule], patterns: Iterable[str]) -> frozenset[str]:
+    """The ids of ``rules`` that ``patterns`` silence (exact ids or globs: ``filings/*``).
+
+    One list serves every fake of ``fakes serve``: a pattern whose service part names another
+    service is ignored here; one that names this service but matches none of its rules is a
+    typo, refused with the known ids (silencing nothing by mistake would hide nothing)."""
+    ids = [rule.id for rule in rules]
+    chosen: set[str] = set()
+    for pattern in patterns:
+        owner, slash, _ = pattern.partition("/")
+        if not slash:
+            raise SettingsError(f"silence rule {pattern!r}: a rule id is SERVICE/RULE (e.g. {service}/...)")
+        if not fnmatch.fnmatchcase(service, owner):
+            continue
+        matched = fnmatch.filter(ids, pattern)
+        if not matched and owner == service:
+            raise SettingsError(f"silence rule {pattern!r}: {service} has no such rule; known: "
+                                f"{', '.join(ids) or 'none'}")
+        chosen.update(matched)
+    return frozenset(chosen)
 
 
 class Verdicts:
@@ -64,11 +115,57 @@ class Verdicts:
     def clear(self) -> None:
         self._counts.clear()
 
-    def to_list(self) -> list[dict[str, Any]]:
-        return [dict(v) for v in self._counts.values()]
+    def to_list(self, severity: str | None = None) -> list[dict[str, Any]]:
+        """Broken rules in the order they were first broken; each offence with its ISO ``time``."""
+        return [{**v, "first": _readable(v["first"]), "last": _readable(v["last"])}
+                for v in self._counts.values() if severity is None or v["severity"] == severity]
 
     def errors(self) -> list[dict[str, Any]]:
-        return [v for v in self.to_list() if v["severity"] == "error"]
+        return self.to_list("error")
+
+    def total(self) -> int:
+        """Offending requests counted over every rule."""
+        return sum(v["count"] for v in self._counts.values())
 
     def __len__(self) -> int:
         return len(self._counts)
+
+
+def _readable(offence: dict[str, Any]) -> dict[str, Any]:
+    if "time" in offence or "epoch_ms" not in offence:
+        return dict(offence)
+    return {**offence, "time": iso_ms(offence["epoch_ms"])}
+
+
+def describe_offence(offence: dict[str, Any]) -> str:
+    """``GET /path?query -> 404 at 2026-01-05T09:00:00Z (journal #3): detail``."""
+    query = f"?{offence['query']}" if offence.get("query") else ""
+    time = offence.get("time") or (iso_ms(offence["epoch_ms"]) if "epoch_ms" in offence else "?")
+    seq = f" (journal #{offence['seq']})" if offence.get("seq") else ""
+    detail = f": {offence['detail']}" if offence.get("detail") else ""
+    return f"{offence.get('method', '?')} {offence.get('path', '?')}{query} -> {offence.get('status', '?')} " \
+           f"at {time}{seq}{detail}"
+
+
+def render_verdicts(verdicts: list[dict[str, Any]], *, indent: str = "") -> str:
+    """A readable report: per rule its severity, count, explanation, source and the offending requests."""
+    lines = []
+    for verdict in verdicts:
+        times = "once" if verdict["count"] == 1 else f"{verdict['count']} times"
+        lines.append(f"{indent}{verdict['id']} [{verdict['severity']}] broken {times}")
+        lines.append(f"{indent}    why:    {verdict['explanation']}")
+        lines.append(f"{indent}    source: {verdict['source']}")
+        lines.append(f"{indent}    first:  {describe_offence(verdict['first'])}")
+        if verdict["count"] > 1:
+            lines.append(f"{indent}    last:   {describe_offence(verdict['last'])}")
+    return "\n".join(lines)
+
+
+def summary_line(service: str, verdicts: list[dict[str, Any]]) -> str:
+    """One line per fake for ``fakes serve`` on stop: ``filings: 2 rules broken (1 error) - ...``."""
+    if not verdicts:
+        return f"{service}: no client rule broken"
+    errors = sum(1 for v in verdicts if v["severity"] == "error")
+    counts = ", ".join(f"{v['id']} x{v['count']}" for v in verdicts)
+    rules = "rule" if len(verdicts) == 1 else "rules"
+    return f"{service}: {len(verdicts)} {rules} broken ({errors} error{'' if errors == 1 else 's'}) - {counts}"

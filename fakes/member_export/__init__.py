@@ -19,6 +19,7 @@ from .domains import DOMAINS
 from .model import SERVICE_ERROR_GENERIC, MemberExportModel
 from .openapi import openapi_document
 from .routes import service_routes
+from .rules import RULES
 from .settings import MemberExportSettings
 
 __all__ = ["MemberExportFake", "MemberExportModel", "MemberExportSettings"]
@@ -29,6 +30,7 @@ class MemberExportFake(Fake):
     title = "Member data export API"
     default_port = 8701
     settings_class = MemberExportSettings
+    client_rules = RULES
 
     settings: MemberExportSettings
     model: MemberExportModel

@@ -75,6 +75,8 @@ class Member:
     last_poll_ms: int | None = None
     last_poll_full: bool = False
     end_of_paging: dict[str, int] = field(default_factory=dict)  # domain or "*" -> start that was past the end
+    reported_total: dict[str, int] = field(default_factory=dict)  # domain or "*" -> the last total answered
+    last_poll_window: tuple[int, int] | None = None  # (startTime, count) of the previous changelog poll
 
     def __post_init__(self) -> None:
         self.view = MemberSeed(self.seed, self.id, self.me, self.created_ms, self.sizes, self.contact_count)
@@ -108,6 +110,8 @@ class Member:
             "contact_count": self.contact_count, "regulated_at": self.regulated_at, "appended": self.appended,
             "events": self.changelog.to_state(), "last_poll_ms": self.last_poll_ms,
             "last_poll_full": self.last_poll_full, "end_of_paging": self.end_of_paging,
+            "reported_total": self.reported_total,
+            "last_poll_window": list(self.last_poll_window) if self.last_poll_window else None,
         }
 
     @classmethod
@@ -121,7 +125,17 @@ class Member:
             appended={d: list(rows) for d, rows in state["appended"].items()}, changelog=changelog,
             last_poll_ms=state["last_poll_ms"], last_poll_full=bool(state["last_poll_full"]),
             end_of_paging=dict(state["end_of_paging"]),
+            # client history the rules read; states exported before the rules had none
+            reported_total=dict(state.get("reported_total") or {}),
+            last_poll_window=_poll_window(state.get("last_poll_window")),
         )
+
+
+def _poll_window(value: Any) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    start_time, count = value
+    return int(start_time), int(count)
 
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.verdicts import Broken
 
 from .actions import plan_action
 from .changelog import Changelog, Event
@@ -38,6 +39,7 @@ from .members import (
     bad_request,
     control_error,
 )
+from .rules import CHANGELOG_START_TOO_OLD, POLLING_TOO_FAST, REPOLLING_IDENTICAL_WINDOW
 from .settings import MemberExportSettings
 from .snapshots import SnapshotPage, SnapshotReads
 
@@ -244,8 +246,10 @@ class MemberExportModel(SnapshotReads):
         }
 
     def changelog(self, member: Member, start_time: int | None, count: int | None,
-                  warnings: list[str]) -> list[Event]:
-        """Events at or after ``start_time`` (inclusive), oldest first, at most ``count``."""
+                  broken: Broken) -> list[Event]:
+        """Events at or after ``start_time`` (inclusive), oldest first, at most ``count``.
+
+        Client rules broken on the way are appended to ``broken`` (look-back, cadence, cursor)."""
         settings = self.settings
         count = settings.changelog_default_count if count is None else count
         if not 1 <= count <= settings.changelog_max_count:
@@ -258,17 +262,23 @@ class MemberExportModel(SnapshotReads):
         if start_time is None:
             start_time = floor
         elif start_time < now - self.retention_ms:
-            warnings.append(f"startTime {start_time} is older than {settings.changelog_retention_days} days; "
-                            f"clamped to {floor}")
+            broken.append((CHANGELOG_START_TOO_OLD, f"startTime {start_time} is older than "
+                                                    f"{settings.changelog_retention_days} days; clamped to {floor}"))
         start_time = max(start_time, floor)
-        if member.last_poll_ms is not None and not member.last_poll_full:
+        if member.last_poll_ms is not None:
             since = now - member.last_poll_ms
-            if since < settings.poll_interval_s * 1000:
-                warnings.append(f"changelog polled {since / 1000:g} s after the previous poll; the documented "
-                                f"cadence is once every {settings.poll_interval_s} s per member")
+            if member.last_poll_full and member.last_poll_window == (start_time, count):
+                broken.append((REPOLLING_IDENTICAL_WINDOW, f"startTime {start_time} and count {count} again after "
+                                                           "a full page: the same events come back; move startTime "
+                                                           "to the latest processedAt"))
+            elif not member.last_poll_full and since < settings.poll_interval_s * 1000:
+                broken.append((POLLING_TOO_FAST, f"changelog polled {since / 1000:g} s after the previous poll; the "
+                                                 f"documented cadence is once every {settings.poll_interval_s} s "
+                                                 "per member"))
         member.changelog.prune(floor)
         events = member.changelog.query(start_time, now, count) if member.regulated_at is not None else []
         member.last_poll_ms, member.last_poll_full = now, len(events) == count
+        member.last_poll_window = (start_time, count)
         return events
 
     # -- state --------------------------------------------------------------------------------

@@ -14,9 +14,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, json_response, parse_query, read_json, warn
+from fakes.kernel.http import bearer_token, dumps, json_response, parse_query, read_json
+from fakes.kernel.verdicts import Broken, flag, flag_all
 
 from .model import SERVICE_ERROR_GENERIC, Member, MemberExportModel, SnapshotPage, bad_request
+from .page_cache import RenderedPages
+from .rules import NO_VERSION_HEADER
 
 if TYPE_CHECKING:
     from . import MemberExportFake
@@ -38,19 +41,32 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
         model: MemberExportModel = fake.model  # read per request: reset/import replace it
         return model, model.authenticate(bearer_token(request))
 
+    rendered = RenderedPages()  # snapshot pages that cannot change yet, as bytes (see page_cache)
+
     async def snapshot(request: Request) -> Response:
-        model, member = caller(request)
+        check_version(request, fake.settings.version_header, fake.settings.accepted_version)
+        model: MemberExportModel = fake.model
+        member = model.authenticate(bearer_token(request))
+        query, prefix, now = request.scope["query_string"], request.scope.get("root_path", ""), model.clock.now_ms()
+        answer = rendered.get(member, query, prefix, now)
+        if answer is None:
+            parse_query(request)
+            domain = request.query_params.get("domain")
+            body = dumps(snapshot_body(snapshot_page(request, model, member), domain, prefix))
+            answer = rendered.put(member, query, prefix, domain, now, body)
+        return answer
+
+    def snapshot_page(request: Request, model: MemberExportModel, member: Member) -> SnapshotPage:
         check_query(request, ("q", "domain", "start"))
         require_finder(request, "criteria")
         domain = request.query_params.get("domain")  # absent: all domains; empty: an unknown domain
         start = integer_param(request, "start", MAX_START)
-        warnings: list[str] = []
+        broken: Broken = []
         try:
-            page = model.snapshot(member, domain, 0 if start is None else start, warnings)
+            page = model.snapshot(member, domain, 0 if start is None else start, broken)
         finally:
-            for text in warnings:
-                warn(request, text)
-        return json_response(snapshot_body(page, domain, request.scope.get("root_path", "")))
+            flag_all(request, broken)
+        return page
 
     async def changelog(request: Request) -> Response:
         model, member = caller(request)
@@ -58,12 +74,11 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
         require_finder(request, "memberAndApplication")
         start_time = integer_param(request, "startTime", MAX_EPOCH_MS)
         count = integer_param(request, "count", MAX_START)
-        warnings: list[str] = []
+        broken: Broken = []
         try:
-            events = model.changelog(member, start_time, count, warnings)
+            events = model.changelog(member, start_time, count, broken)
         finally:
-            for text in warnings:
-                warn(request, text)
+            flag_all(request, broken)
         used = fake.settings.changelog_default_count if count is None else count
         return json_response({"elements": events, "paging": {"start": 0, "count": used, "links": []}})
 
@@ -102,7 +117,7 @@ async def read_empty_object(request: Request) -> None:
 def check_version(request: Request, header: str, accepted: str) -> None:
     sent = request.headers.get(header)
     if sent is None:
-        warn(request, f"request without the {header} header (every call must carry {header}: {accepted})")
+        flag(request, NO_VERSION_HEADER, f"no {header} header (every call must carry {header}: {accepted})")
         raise ServiceError(426, f"A version must be present. Please specify a version by adding the {header} "
                                 "header.", code="NONEXISTENT_VERSION", service_error_code=SERVICE_ERROR_GENERIC)
     if sent != accepted:

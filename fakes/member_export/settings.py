@@ -56,7 +56,7 @@ class MemberExportSettings(FakeSettings):
     reply_delay_s: int = field(default=7_200, metadata={
         "help": "seconds until a received message shows in the changelog (seed: within hours)"})
     poll_interval_s: int = field(default=3_600, metadata={
-        "help": "documented changelog polling cadence; faster polls get a journal warning"})
+        "help": "documented changelog polling cadence; faster polls break member-export/polling-too-fast"})
     locale: str = field(default="en_US", metadata={"help": "faker locale of the generated data"})
 
     def __post_init__(self) -> None:

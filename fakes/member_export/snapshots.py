@@ -7,9 +7,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from fakes.kernel.verdicts import Broken
+
 from .data import DAY_MS, DataGenerator, Row, mix
 from .domains import DOMAINS, UNSUPPORTED_DOMAINS
 from .members import NO_DATA, PAGE_CACHE_SIZE, Clock, Member, bad_request, no_data
+from .rules import PAGING_PAST_404, RELYING_ON_TOTAL
 from .settings import MemberExportSettings
 
 
@@ -47,8 +50,10 @@ class SnapshotReads:
         generated, appended = self.record_count(member, domain, now)
         return generated + len(appended)
 
-    def snapshot(self, member: Member, domain: str | None, start: int, warnings: list[str]) -> SnapshotPage:
-        """One page of a domain (or of all built domains in build order); 404 past the end."""
+    def snapshot(self, member: Member, domain: str | None, start: int, broken: Broken) -> SnapshotPage:
+        """One page of a domain (or of all built domains in build order); 404 past the end.
+
+        Client rules broken on the way are appended to ``broken`` (paging past the 404, by total)."""
         if domain is not None:
             if domain in UNSUPPORTED_DOMAINS:
                 raise bad_request(f"Domain {domain} is not supported")
@@ -71,8 +76,12 @@ class SnapshotReads:
         marker = member.end_of_paging.get(marker_key)
         if located is None or not rows:
             if marker is not None and start > marker:
-                warnings.append(f"paged past the end: start={start} requested after start={marker} answered 404 "
-                                f"'{NO_DATA}' for {marker_key}; stop paging at the first 404")
+                broken.append((PAGING_PAST_404, f"start={start} requested after start={marker} answered 404 "
+                                                f"'{NO_DATA}' for {marker_key}; stop paging at the first 404"))
+                promised = member.reported_total.get(marker_key, 0)
+                if start < promised:
+                    broken.append((RELYING_ON_TOTAL, f"start={start} is below the reported total {promised} of "
+                                                     f"{marker_key}, after start={marker} answered 404"))
             member.end_of_paging[marker_key] = start if marker is None else min(marker, start)
             raise no_data()
         if marker is not None and start >= marker:
@@ -82,6 +91,7 @@ class SnapshotReads:
         else:
             pages = self._pages_of(member, domain, now)
         total = max(0, pages + _total_skew(self.seed, member.id, marker_key))
+        member.reported_total[marker_key] = total  # what a client relying on total would page up to
         return SnapshotPage(located[0], start, rows, self.settings.page_size, total, start > 0)
 
     def _pages_of(self, member: Member, domain: str, now: int) -> int:

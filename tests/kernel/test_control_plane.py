@@ -6,9 +6,8 @@ import json
 
 import pytest
 
+from examples.notes import NotesFake
 from fakes.kernel.clock import DEFAULT_START_MS
-
-from .tiny import NotesFake
 
 
 def test_health(notes: NotesFake) -> None:
@@ -63,11 +62,11 @@ def test_journal_records_requests_with_warnings_and_can_be_cleared(notes: NotesF
     assert [(e["method"], e["path"], e["status"]) for e in entries] == [
         ("POST", "/notes", 201), ("GET", "/notes", 200), ("GET", "/missing", 404)]
     assert entries[1]["query"] == "old=1"
-    assert entries[1]["warnings"] == ["the 'old' parameter is deprecated"]
+    assert entries[1]["warnings"] == ["notes/old-parameter: old=1 sent"]
     assert entries[0]["time"] == "2026-01-05T09:00:00Z"
     assert client.get("/_fake/journal", params={"warnings": "1"}).json()["entries"] == [entries[1]]
     assert client.get("/_fake/journal", params={"method": "POST"}).json()["entries"] == [entries[0]]
-    assert notes.journal.warnings() == ["the 'old' parameter is deprecated"]
+    assert notes.journal.warnings() == ["notes/old-parameter: old=1 sent"]
     client.delete("/_fake/journal")
     assert notes.journal_entries() == []
 

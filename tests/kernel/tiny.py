@@ -12,8 +12,12 @@ from starlette.routing import BaseRoute, Route
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
-from fakes.kernel.http import json_response, query_int, read_json_object, warn
+from fakes.kernel.http import json_response, query_int, read_json_object
 from fakes.kernel.settings import FakeSettings
+from fakes.kernel.verdicts import ClientRule, flag
+
+OLD_PARAMETER = ClientRule("notes/old-parameter", "warning", "The 'old' parameter is deprecated.",
+                           "tests/kernel/tiny.py")
 
 
 @dataclass
@@ -57,6 +61,7 @@ class NotesFake(Fake):
     title = "Notes (kernel test fake)"
     default_port = 8799
     settings_class = NotesSettings
+    client_rules = (OLD_PARAMETER,)
 
     def create_model(self) -> NotesModel:
         return NotesModel(self.clock, self.settings.build_seconds)
@@ -87,7 +92,7 @@ class NotesFake(Fake):
     async def _list(self, request: Request) -> Response:
         limit = query_int(request, "limit", 10, minimum=1, maximum=100)
         if request.query_params.get("old") == "1":
-            warn(request, "the 'old' parameter is deprecated")
+            flag(request, OLD_PARAMETER, "old=1 sent")
         notes = [self.model.view(i) for i in list(self.model.notes)[:limit]]
         return json_response({"notes": notes})
 

@@ -388,7 +388,7 @@ def test_version_header_name_is_a_setting() -> None:
         assert_error_shape(old_name, 426, "NONEXISTENT_VERSION")
 
 
-# -- client-contract warnings in the journal ------------------------------------------------------
+# -- client rules: verdicts, also listed in the journal --------------------------------------------
 
 
 def test_journal_warns_about_careless_clients(fake: MemberExportFake, client: httpx.Client) -> None:
@@ -403,10 +403,11 @@ def test_journal_warns_about_careless_clients(fake: MemberExportFake, client: ht
     member.changelog(start_time=0)
     found = warnings_of(fake)
     assert len(found) == 4, found
-    assert "without the Service-Version header" in found[0]
-    assert "paged past the end" in found[1]
-    assert "polled 60 s after the previous poll" in found[2]
-    assert "older than 28 days" in found[3]
+    assert found[0].startswith("member-export/no-version-header: no Service-Version header")
+    assert found[1].startswith("member-export/paging-past-404: start=2 requested after start=1 answered 404")
+    assert found[2].startswith("member-export/polling-too-fast: changelog polled 60 s after the previous poll")
+    assert found[3].startswith("member-export/changelog-start-too-old: startTime 0 is older than 28 days")
+    assert [v["id"] for v in fake.verdicts()] == [entry.split(":")[0] for entry in found]
 
 
 def test_draining_a_full_changelog_page_is_not_polling_too_often(fake: MemberExportFake,

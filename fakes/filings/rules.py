@@ -1,0 +1,47 @@
+"""Client rules of the filings API: what a client must do, from the seed and reference.
+
+Flagged by the routes (:mod:`.routes`; the quota rule comes from the key's model, which appends
+``(rule, detail)`` to the list the route hands it). Listed in :attr:`FilingsFake.client_rules`;
+see docs/verdicts.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fakes.kernel.verdicts import Broken, ClientRule
+
+WALKING_EVERY_PAGE = ClientRule(
+    "filings/walking-every-page", "warning",
+    "Filter (company, type, date, country, industry, identifiers) instead of walking an unfiltered list page by "
+    "page: past walk_page_limit pages every call spends the yearly allowance on data the client could select.",
+    "seed 000 B, What the service does: companies and filings 'can be filtered'; Limits: Free 100 calls a year")
+CALLS_AFTER_QUOTA_REFUSAL = ClientRule(
+    "filings/calls-after-quota-refusal", "error",
+    "Once a key's allowance is used up (429 with Retry-After), calls before the reset are refused again: back "
+    "off until Retry-After or upgrade the plan (exceeding the free tier).",
+    "seed 000 B, Limits: 'Free: 100 API calls per year'; real-apis.md B (line 137): 429 quota_limit_exceeded, "
+    "Retry-After in seconds")
+UNSUPPORTED_FILTER = ClientRule(
+    "filings/unsupported-filter", "warning",
+    "The request uses a real filter this fake does not model (e.g. fiscal_year, cursor); it was ignored, so the "
+    "answer is not narrowed the way the real service would narrow it.",
+    "real-apis.md B (line 131): the real /filings/ parameters; docs/services/filings.md: unmodelled filters are "
+    "accepted and ignored")
+
+RULES = (WALKING_EVERY_PAGE, CALLS_AFTER_QUOTA_REFUSAL, UNSUPPORTED_FILTER)
+
+#: parameters that select a page or shape it; any other parameter counts as a filter
+NOT_FILTERS = frozenset({"page", "page_size", "ordering", "view"})
+
+
+def listing_rules_broken(params: Mapping[str, str], unmodelled: frozenset[str], walk_page_limit: int) -> Broken:
+    """The rules a list request's URL breaks (checked once per URL: the answer is cached with them)."""
+    broken: Broken = [(UNSUPPORTED_FILTER, f"query parameter {name!r} is a real filter this fake does not model; "
+                                           "it was ignored")
+                      for name in sorted(unmodelled.intersection(params))]
+    page = params.get("page", "1")
+    if page.isdigit() and int(page) > walk_page_limit and NOT_FILTERS.issuperset(params):
+        broken.append((WALKING_EVERY_PAGE, f"unfiltered page {int(page)} (walk_page_limit {walk_page_limit}): "
+                                           "filter by company, type, date or country instead"))
+    return broken
