@@ -16,6 +16,7 @@ from fakes.kernel.fake import Fake
 
 from . import control, openapi, routes
 from .model import FilingsModel
+from .rules import RULES
 from .settings import FilingsSettings
 
 __all__ = ["FilingsFake", "FilingsSettings"]
@@ -26,6 +27,7 @@ class FilingsFake(Fake):
     title = "Financial filings API (FinancialReports lookalike)"
     default_port = 8702
     settings_class = FilingsSettings
+    client_rules = RULES
 
     model: FilingsModel
     settings: FilingsSettings

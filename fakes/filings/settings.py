@@ -29,3 +29,6 @@ class FilingsSettings(FakeSettings):
         "help": "seconds from a filing reaching the platform until its Markdown is ready"})
     burst_limit: str = field(default="50/second", metadata={
         "help": "value of the X-RateLimit-Burst-Limit header (informational, not enforced)"})
+    walk_page_limit: int = field(default=10, metadata={
+        "help": "unfiltered list pages (companies, filings) a client may walk before each further page breaks "
+                "filings/walking-every-page"})

@@ -17,7 +17,7 @@ from starlette.types import Message, Receive, Scope, Send
 from .errors import ControlError, ServiceError, control_error_body
 from .faults import DroppedConnection, FaultRule
 from .gateway import HOST_ROUTED
-from .http import WARNINGS_KEY, json_response
+from .http import json_response
 from .verdicts import VERDICTS_KEY, ClientRule
 
 if TYPE_CHECKING:
@@ -97,8 +97,6 @@ class FakeApp:
         if path in UNJOURNALED:
             await self._route(scope, receive, send)
             return
-        warnings: list[str] = []
-        scope[WARNINGS_KEY] = warnings
         flagged: list[tuple[ClientRule, str]] = []
         scope[VERDICTS_KEY] = flagged
         status_box = [0]
@@ -116,18 +114,20 @@ class FakeApp:
             else:
                 await self._route(scope, receive, send_recording)
         finally:
-            fake.journal.record({
+            entry = {
                 "method": method,
                 "path": path,
                 "query": scope.get("query_string", b"").decode("latin-1"),
                 "status": status_box[0],
                 "epoch_ms": at_ms,  # formatted as "time" when the journal is read, not per request
-                "warnings": warnings,
-            })
+                # the client rules this request broke, as "<rule id>: <detail>" (verdicts keep the counts)
+                "warnings": [f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged],
+            }
+            fake.journal.record(entry)
             for rule, detail in flagged:
                 fake.verdict_log.record(rule, detail, {
-                    "method": method, "path": path, "query": scope.get("query_string", b"").decode("latin-1"),
-                    "status": status_box[0], "epoch_ms": at_ms})
+                    "method": entry["method"], "path": path, "query": entry["query"], "status": status_box[0],
+                    "epoch_ms": at_ms, "seq": entry["seq"]})
 
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:

@@ -1,4 +1,4 @@
-"""Small helpers that route handlers of every service share: JSON in, JSON out, warnings."""
+"""Small helpers that route handlers of every service share: JSON in, JSON out, query parameters."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from starlette.responses import Response
 
 from .errors import ServiceError
 
-WARNINGS_KEY = "fakes.warnings"
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
@@ -71,13 +70,6 @@ def parse_query(request: Request) -> QueryParams:
                                   (part.partition("=") for part in raw.split("&") if part)])
         request._query_params = cached
     return cached
-
-
-def warn(request: Request, text: str) -> None:
-    """Attach a client-contract warning to this request's journal entry."""
-    warnings = request.scope.get(WARNINGS_KEY)
-    if warnings is not None:
-        warnings.append(text)
 
 
 def query_int(
