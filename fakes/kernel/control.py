@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute, Route
 from .clock import ClockError
 from .errors import ControlError
 from .http import json_response, read_json, read_json_object
+from .verdicts import SEVERITIES
 
 if TYPE_CHECKING:
     from .fake import Fake
@@ -71,6 +72,19 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
             raise ControlError(404, f"no fault {fault_id}", code="not_found")
         return json_response({"deleted": fault_id})
 
+    async def verdicts(request: Request) -> Response:
+        if request.method == "DELETE":
+            fake.clear_verdicts()
+            return json_response({"cleared": True})
+        severity = request.query_params.get("severity")
+        if severity is not None and severity not in SEVERITIES:
+            raise ControlError(400, f"severity must be one of {', '.join(SEVERITIES)}", code="invalid_parameter",
+                               field="severity")
+        log = fake.verdict_log
+        return json_response({"verdicts": fake.verdicts(severity), "offences": log.total(),
+                              "rules": [rule.to_dict() for rule in fake.client_rules],
+                              "silenced": sorted(log.silenced)})
+
     async def state(request: Request) -> Response:
         if request.method == "PUT":
             body = await read_json(request, error=ControlError)
@@ -88,6 +102,7 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
         Route("/_fake/faults", faults, methods=["GET", "POST", "DELETE"]),
         Route("/_fake/faults/{fault_id}", fault, methods=["DELETE"]),
         Route("/_fake/state", state, methods=["GET", "PUT"]),
+        Route("/_fake/verdicts", verdicts, methods=["GET", "DELETE"]),
     ]
 
 

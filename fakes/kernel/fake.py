@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Protocol
 
 import httpx
@@ -21,7 +22,7 @@ from .journal import DEFAULT_JOURNAL_SIZE, Journal
 from .openapi import merge_control_plane
 from .settings import FakeSettings
 from .transport import AsyncFakeTransport, SyncFakeTransport
-from .verdicts import ClientRule, Verdicts
+from .verdicts import SILENCE_ENV, ClientRule, Verdicts, silenced_ids, split_patterns
 from .worlds import DEFAULT_MAX_WORLDS, Worlds, world_control_routes, world_openapi_paths
 
 STATE_FORMAT = 1
@@ -68,6 +69,7 @@ class Fake:
         control_token: str | None = None,
         journal_size: int = DEFAULT_JOURNAL_SIZE,
         overrides: Mapping[str, str] | None = None,
+        silence_rules: Iterable[str] | str | None = None,
         max_worlds: int | None = DEFAULT_MAX_WORLDS,
         world_idle_expiry: float | None = None,
         **settings: Any,
@@ -81,7 +83,9 @@ class Fake:
         self.settings: Any = self.settings_class.resolve(self.name, kwargs=settings, cli=overrides)
         self.journal = Journal(journal_size)
         self.faults = FaultSet(self.seed)
-        self.verdict_log = Verdicts(self.client_rules)
+        # rule ids (or globs) whose verdicts are not recorded; None: FAKES_SILENCE_RULES (comma-separated)
+        patterns = split_patterns(os.environ.get(SILENCE_ENV) if silence_rules is None else silence_rules)
+        self.verdict_log = Verdicts(self.client_rules, silenced_ids(self.name, self.client_rules, patterns))
         self.model: Any = self.create_model()
         self._app: FakeApp | None = None
         self._openapi: dict[str, Any] | None = None
@@ -151,7 +155,9 @@ class Fake:
         return self.worlds.get(world_id, state=state)
 
     def reset(self) -> None:
-        """Back to the initial seeded state: model, faults, journal, and the clock unless shared."""
+        """Back to the initial seeded state: model, faults, journal, and the clock unless shared.
+
+        Verdicts stay: they judge the client, not the fake's world (``clear_verdicts`` empties them)."""
         if self._owns_clock:
             self.clock.reset()
         self.model = self.create_model()
@@ -170,11 +176,13 @@ class Fake:
     def clear_journal(self) -> None:
         self.journal.clear()
 
-    def verdicts(self) -> list[dict[str, Any]]:
-        """Every client rule broken so far: rule, severity, count, first and last offending request."""
-        return self.verdict_log.to_list()
+    def verdicts(self, severity: str | None = None) -> list[dict[str, Any]]:
+        """Every client rule broken so far (of one ``severity`` if given): rule, severity,
+        explanation, source, count, first and last offending request. See docs/verdicts.md."""
+        return self.verdict_log.to_list(severity)
 
     def clear_verdicts(self) -> None:
+        """Forget every verdict (the rules and their silencing stay)."""
         self.verdict_log.clear()
 
     def add_fault(self, **spec: Any) -> dict[str, Any]:

@@ -30,6 +30,23 @@ _FAULT_IN: dict[str, Any] = {
     },
     "additionalProperties": False,
 }
+_RULE: dict[str, Any] = {
+    "type": "object",
+    "properties": {"id": {"type": "string"}, "severity": {"type": "string", "enum": ["error", "warning"]},
+                   "explanation": {"type": "string"}, "source": {"type": "string"}},
+    "required": ["id", "severity", "explanation", "source"],
+}
+_OFFENCE = {"type": "object", "properties": {
+    "method": {"type": "string"}, "path": {"type": "string"}, "query": {"type": "string"},
+    "status": {"type": "integer"}, "epoch_ms": {"type": "integer"}, "time": {"type": "string"},
+    "seq": {"type": "integer", "description": "the request's journal seq"}, "detail": {"type": "string"}}}
+_VERDICTS = {"type": "object", "properties": {
+    "verdicts": {"type": "array", "items": {**_RULE, "properties": {
+        **_RULE["properties"], "count": {"type": "integer"}, "first": _OFFENCE, "last": _OFFENCE}}},
+    "offences": {"type": "integer", "description": "offending requests over every rule"},
+    "rules": {"type": "array", "items": _RULE, "description": "every rule this service declares"},
+    "silenced": {"type": "array", "items": {"type": "string"}}},
+    "required": ["verdicts", "offences", "rules", "silenced"]}
 _FAULT = {"type": "object", "properties": {**_FAULT_IN["properties"], "id": {"type": "string"},
                                            "fired": {"type": "integer"}}}
 
@@ -85,6 +102,13 @@ def control_paths() -> dict[str, Any]:
         "/_fake/state": {
             "get": _op("Export the whole state as JSON", {"200": _json(obj)}),
             "put": _op("Import a state exported by GET", {"200": _json(obj), "400": _json(_ERROR)}, obj),
+        },
+        "/_fake/verdicts": {
+            "get": {**_op("Client rules broken so far, counted outside the journal ring (docs/verdicts.md)", {
+                "200": _json(_VERDICTS), "400": _json(_ERROR, "unknown severity")}),
+                "parameters": [{"name": "severity", "in": "query", "required": False,
+                                "schema": {"type": "string", "enum": ["error", "warning"]}}]},
+            "delete": _op("Forget every verdict", {"200": _json(obj)}),
         },
     }
 
