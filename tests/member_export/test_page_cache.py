@@ -1,0 +1,140 @@
+"""Rendered snapshot pages are answered again as bytes only while they cannot change.
+
+Each test counts the model's snapshot calls: a cached answer skips the model, a stale one must not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakes.kernel.http import dumps
+from fakes.member_export import MemberExportFake
+from fakes.member_export.domains import DOMAINS
+from fakes.member_export.routes import snapshot_body
+
+from .helpers import HOUR, MINUTE, SNAPSHOT
+
+
+class Counted:
+    """Counts the model's snapshot computations (a cache hit makes none)."""
+
+    def __init__(self, fake: MemberExportFake) -> None:
+        self.calls = 0
+        self.fake = fake
+        self._wrap()
+
+    def _wrap(self) -> None:
+        model = self.fake.model
+        original = model.snapshot
+
+        def counting(*args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            return original(*args, **kwargs)
+
+        model.snapshot = counting  # type: ignore[method-assign]
+
+
+def ready(fake: MemberExportFake, **sizes: int) -> tuple[str, dict[str, str]]:
+    member = fake.create_member(region="DE", sizes=sizes or None, build_times=dict.fromkeys(DOMAINS, 0))
+    token = fake.consent(member["id"])["access_token"]
+    return member["id"], {"Authorization": f"Bearer {token}", "Service-Version": "202312"}
+
+
+def test_a_repeated_page_is_the_same_bytes_and_headers_without_the_model() -> None:
+    fake = MemberExportFake(seed=3)
+    member_id, headers = ready(fake, INBOX=25)
+    counted = Counted(fake)
+    with fake.client(headers=headers) as client:
+        first = client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX", "start": 1})
+        again = client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX", "start": 1})
+    assert first.status_code == again.status_code == 200
+    assert again.content == first.content
+    assert list(again.headers.items()) == list(first.headers.items())
+    assert first.headers["content-type"] == "application/json"
+    assert counted.calls == 1
+    member = fake.model.members[member_id]
+    page = fake.model.snapshot(member, "INBOX", 1, [])
+    assert first.content == dumps(snapshot_body(page, "INBOX", ""))  # what the uncached path renders
+
+
+def test_an_action_changes_the_next_answer() -> None:
+    fake = MemberExportFake(seed=3)
+    member_id, headers = ready(fake, INBOX=5)
+    counted = Counted(fake)
+    with fake.client(headers=headers) as client:
+        before = client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX", "start": 0}).json()
+        fake.act(member_id, "receive_message", text="cache me not")
+        after = client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX", "start": 0}).json()
+    rows_before = before["elements"][0]["snapshotData"]
+    rows_after = after["elements"][0]["snapshotData"]
+    assert len(rows_after) == len(rows_before) + 1
+    assert rows_after[-1]["CONTENT"] == "cache me not"
+    assert counted.calls == 2
+
+
+def test_the_all_domains_view_changes_when_another_domain_finishes_its_build() -> None:
+    fake = MemberExportFake(seed=3)
+    member = fake.create_member(region="DE", sizes={"CONNECTIONS": 3, "INBOX": 3},
+                                build_times={**dict.fromkeys(DOMAINS, 100 * HOUR), "PROFILE": 0, "INBOX": HOUR})
+    token = fake.consent(member["id"])["access_token"]
+    headers = {"Authorization": f"Bearer {token}", "Service-Version": "202312"}
+    with fake.client(headers=headers) as client:
+        early = client.get(SNAPSHOT, params={"q": "criteria", "start": 0})
+        assert client.get(SNAPSHOT, params={"q": "criteria", "start": 0}).content == early.content
+        fake.advance(HOUR)
+        late = client.get(SNAPSHOT, params={"q": "criteria", "start": 0})
+    assert early.status_code == late.status_code == 200
+    assert late.json()["paging"]["total"] != early.json()["paging"]["total"]
+
+
+def test_invitations_slide_with_the_clock_and_are_never_kept() -> None:
+    fake = MemberExportFake(seed=3)
+    _, headers = ready(fake, INVITATIONS=40)
+    counted = Counted(fake)
+    with fake.client(headers=headers) as client:
+        for _ in range(3):
+            assert client.get(SNAPSHOT, params={"q": "criteria", "domain": "INVITATIONS"}).status_code == 200
+    assert counted.calls == 3
+
+
+def test_an_expired_token_is_refused_even_for_a_kept_page() -> None:
+    fake = MemberExportFake(seed=3)
+    member_id, headers = ready(fake, INBOX=5)
+    short = fake.issue_token(member_id, expires_in=60)["access_token"]
+    headers = {**headers, "Authorization": f"Bearer {short}"}
+    with fake.client(headers=headers) as client:
+        assert client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX"}).status_code == 200
+        fake.advance(2 * MINUTE)
+        refused = client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX"})
+    assert refused.status_code == 401
+
+
+@pytest.mark.parametrize("how", ["reset", "import"])
+def test_reset_and_import_never_answer_from_the_old_state(how: str) -> None:
+    fake = MemberExportFake(seed=3)
+    _, headers = ready(fake, INBOX=5)
+    params = {"q": "criteria", "domain": "INBOX"}
+    with fake.client(headers=headers) as client:
+        assert client.get(SNAPSHOT, params=params).status_code == 200
+        if how == "reset":
+            fake.reset()
+        else:
+            fake.import_state(MemberExportFake(seed=3).export_state())
+        assert client.get(SNAPSHOT, params=params).status_code == 401  # the token is gone with the state
+
+
+def test_paging_past_the_404_is_still_seen_after_kept_pages() -> None:
+    fake = MemberExportFake(seed=3)
+    _, headers = ready(fake, INBOX=15)
+    with fake.client(headers=headers) as client:
+        for start in (0, 1, 0, 1):
+            assert client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX", "start": start}).status_code == 200
+        assert client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX", "start": 2}).status_code == 404
+        # a kept page before the end still answers, and paging on past the 404 is still flagged
+        assert client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX", "start": 1}).status_code == 200
+        assert client.get(SNAPSHOT, params={"q": "criteria", "domain": "INBOX", "start": 3}).status_code == 404
+    last = fake.journal_entries()[-1]
+    assert last["status"] == 404
+    assert fake.verdicts() or last["warnings"], "paging past the 404 is reported"
