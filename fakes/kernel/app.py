@@ -6,7 +6,6 @@ test passes here, so the common case (no faults registered, no prefix) does as l
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -15,9 +14,9 @@ from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
 from .errors import ControlError, ServiceError, control_error_body
-from .faults import DroppedConnection, FaultRule
+from .faults import DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
-from .http import json_response
+from .http import dumps, json_response
 from .verdicts import VERDICTS_KEY, ClientRule
 
 if TYPE_CHECKING:
@@ -45,6 +44,8 @@ class FakeApp:
             return
         if scope["type"] != "http":
             return
+        if scope["method"] == "HEAD":  # GET's answer without its body, everywhere (never a POST branch)
+            scope, send = _as_get(scope, send)
         path: str = scope["path"]
         scope["app"] = self.fake  # makes Starlette raise HTTPException for 404/405 (we shape them)
         if self.prefix and not scope.get(HOST_ROUTED):
@@ -115,7 +116,7 @@ class FakeApp:
                 await self._route(scope, receive, send_recording)
         finally:
             entry = {
-                "method": method,
+                "method": "HEAD" if HEAD_REQUEST in scope else method,
                 "path": path,
                 "query": scope.get("query_string", b"").decode("latin-1"),
                 "status": status_box[0],
@@ -151,8 +152,10 @@ class FakeApp:
         await json_response(self.fake.error_body(err), err.status, err.headers)(scope, receive, send)
 
     async def _apply_fault(self, fault: FaultRule, scope: Scope, receive: Receive, send: Send) -> None:
-        if fault.latency_ms:
-            await asyncio.sleep(fault.latency_ms / 1000)  # awaits: other requests go on meanwhile
+        if fault.latency_ms and not await fault_delay(fault.latency_ms / 1000):  # others go on meanwhile
+            await self._render_service_error(scope, receive, send, ServiceError(
+                503, "the fake is shutting down", code="shutting_down", headers={"Connection": "close"}))
+            return
         if fault.drop:
             # Promise a body that never comes, then fail: the server cuts the connection.
             await send({"type": "http.response.start", "status": 200,
@@ -169,13 +172,29 @@ class FakeApp:
             headers.setdefault("content-type", "text/plain; charset=utf-8")
             raw = body.encode()
         else:
-            response = json_response(body, fault.status, headers)
-            await response(scope, receive, send)
-            return
+            headers.setdefault("content-type", "application/json")
+            raw = dumps(body)
+        if fault.status in BODILESS_STATUSES:
+            raw = b""  # HTTP forbids a body here; sending one would make the server drop the connection
         await send({"type": "http.response.start", "status": fault.status,
-                    "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+                    "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
                     + [(b"content-length", str(len(raw)).encode())]})
         await send({"type": "http.response.body", "body": raw})
+
+
+BODILESS_STATUSES = frozenset({204, 304})
+HEAD_REQUEST = "fakes.head"
+
+
+def _as_get(scope: Scope, send: Send) -> tuple[Scope, Send]:
+    """A HEAD request runs as GET (routes, faults, worlds alike) and its answer loses the body."""
+
+    async def send_without_body(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            message = {**message, "body": b""}
+        await send(message)
+
+    return {**scope, "method": "GET", HEAD_REQUEST: True}, send_without_body
 
 
 def _with_route_path(scope: Scope, path: str) -> Scope:

@@ -12,6 +12,7 @@ no thread fires transitions: models store instants and compare them with :meth:`
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -24,9 +25,27 @@ DEFAULT_START_MS = 1_767_603_600_000
 
 MODES = ("manual", "real", "scaled")
 
+#: The last instant a clock can show: 9999-12-31T23:59:59.999Z (ISO-8601 and ``datetime`` end there).
+MAX_EPOCH_MS = 253_402_300_799_999
+#: The largest scale factor of a scaled clock (a year in about half a second of wall time).
+MAX_SCALE = 1e8
+
 
 class ClockError(ValueError):
     """A clock request that would move time backwards or is malformed."""
+
+
+class ClockRangeError(ClockError):
+    """A clock value that is not a finite number or leaves 1970..9999 (the control plane's 400)."""
+
+
+def checked_epoch_ms(value: object, name: str = "epoch_ms") -> int:
+    """An instant in whole milliseconds from 1970 to the end of year 9999, or ClockRangeError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ClockRangeError(f"{name} must be a number of milliseconds since 1970")
+    if not math.isfinite(value) or not 0 <= value <= MAX_EPOCH_MS:
+        raise ClockRangeError(f"{name} must be between 0 and {MAX_EPOCH_MS} (the end of year 9999)")
+    return int(value)
 
 
 def parse_clock_spec(spec: str) -> tuple[str, float]:
@@ -41,8 +60,8 @@ def parse_clock_spec(spec: str) -> tuple[str, float]:
             rate = float(factor or "1")
         except ValueError as exc:
             raise ClockError(f"bad scale factor in clock spec {spec!r}") from exc
-        if not rate > 0:
-            raise ClockError("a scaled clock needs a factor > 0")
+        if not 0 < rate <= MAX_SCALE:  # also refuses nan and inf
+            raise ClockError(f"a scaled clock needs a factor > 0 and <= {MAX_SCALE:g}")
         return "scaled", rate
     raise ClockError(f"unknown clock spec {spec!r}: use manual, real or scaled:FACTOR")
 
@@ -66,12 +85,15 @@ class Clock:
             raise ClockError(f"unknown clock mode {mode!r}")
         if mode == "scaled" and scale is not None:
             rate = scale
+        if not 0 <= rate <= MAX_SCALE:
+            raise ClockError(f"a scaled clock needs a factor > 0 and <= {MAX_SCALE:g}")
         self.mode = mode
         self.rate = rate
         self._wall = wall
         self._lock = threading.Lock()
         if start_ms is None:
             start_ms = DEFAULT_START_MS if mode == "manual" else int(wall() * 1000)
+        start_ms = checked_epoch_ms(start_ms, "start_ms")
         self._initial_ms = start_ms
         self._base_ms = float(start_ms)
         self._wall_at_base = wall()
@@ -88,7 +110,8 @@ class Clock:
     def now_ms(self) -> int:
         if self.rate == 0.0:
             return int(self._base_ms)
-        return int(self._base_ms + (self._wall() - self._wall_at_base) * 1000 * self.rate)
+        # a running clock stops at the end of year 9999 rather than leave what ISO-8601 can write
+        return min(MAX_EPOCH_MS, int(self._base_ms + (self._wall() - self._wall_at_base) * 1000 * self.rate))
 
     def now_s(self) -> float:
         return self.now_ms() / 1000
@@ -107,13 +130,21 @@ class Clock:
 
     # -- moving ------------------------------------------------------------------------------
     def advance(self, seconds: float) -> int:
+        """Move forward; a non-finite amount or one past year 9999 is refused and changes nothing."""
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+            raise ClockRangeError("advance_seconds must be a finite number")
         if seconds < 0:
             raise ClockError("the clock never goes backwards: advance_seconds must be >= 0")
         with self._lock:
-            self._rebase(self.now_ms() + seconds * 1000)
+            target = self.now_ms() + seconds * 1000
+            if target > MAX_EPOCH_MS:
+                raise ClockRangeError(f"advance_seconds would move the clock past the end of year 9999 "
+                                      f"(at most {(MAX_EPOCH_MS - self.now_ms()) / 1000:.3f} s from now)")
+            self._rebase(target)
         return self.now_ms()
 
     def set_ms(self, epoch_ms: int) -> int:
+        epoch_ms = checked_epoch_ms(epoch_ms, "set_epoch_ms")
         with self._lock:
             if epoch_ms < self.now_ms():
                 raise ClockError("the clock never goes backwards: set_epoch_ms is in the past")
@@ -135,10 +166,21 @@ class Clock:
         return {"mode": self.mode, "scale": self.rate, "epoch_ms": self.now_ms(),
                 "initial_ms": self._initial_ms}
 
+    @staticmethod
+    def check_state(state: object) -> dict[str, int]:
+        """The instants of an exported clock state, validated (ClockRangeError names the field)."""
+        if not isinstance(state, dict):
+            raise ClockRangeError("clock must be an object with epoch_ms")
+        checked = {"epoch_ms": checked_epoch_ms(state.get("epoch_ms"), "clock.epoch_ms")}
+        if "initial_ms" in state:
+            checked["initial_ms"] = checked_epoch_ms(state["initial_ms"], "clock.initial_ms")
+        return checked
+
     def load_state(self, state: dict[str, Any]) -> None:
+        checked = self.check_state(state)
         with self._lock:
-            self._initial_ms = int(state.get("initial_ms", self._initial_ms))
-            self._rebase(float(state["epoch_ms"]))
+            self._initial_ms = checked.get("initial_ms", self._initial_ms)
+            self._rebase(float(checked["epoch_ms"]))
 
 
 def iso_ms(epoch_ms: int) -> str:

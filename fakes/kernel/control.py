@@ -12,9 +12,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from .clock import ClockError
+from .clock import ClockError, ClockRangeError
 from .errors import ControlError
-from .http import json_response, read_json, read_json_object
+from .http import json_response, query_int, read_json, read_json_object
 from .verdicts import SEVERITIES
 
 if TYPE_CHECKING:
@@ -32,14 +32,16 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
     async def clock(request: Request) -> Response:
         if request.method == "POST":
             body = await read_json_object(request, error=ControlError)
+            if len(body) != 1 or not set(body) <= {"advance_seconds", "set_epoch_ms"}:
+                raise ControlError(400, "send exactly one of {\"advance_seconds\": N} or {\"set_epoch_ms\": N}",
+                                   code="invalid_clock")
             try:
                 if "advance_seconds" in body:
                     fake.advance(_number(body["advance_seconds"], "advance_seconds"))
-                elif "set_epoch_ms" in body:
-                    fake.set_time_ms(int(_number(body["set_epoch_ms"], "set_epoch_ms")))
                 else:
-                    raise ControlError(400, "send {\"advance_seconds\": N} or {\"set_epoch_ms\": N}",
-                                       code="invalid_clock")
+                    fake.set_time_ms(_whole(body["set_epoch_ms"], "set_epoch_ms"))
+            except ClockRangeError as exc:  # not finite, or past year 9999: nothing moved
+                raise ControlError(400, str(exc), code="invalid_clock", field=next(iter(body))) from None
             except ClockError as exc:
                 raise ControlError(409, str(exc), code="clock_backwards") from None
         return json_response(fake.clock.describe())
@@ -49,11 +51,11 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
             fake.clear_journal()
             return json_response({"cleared": True})
         params = request.query_params
-        limit = params.get("limit")
+        limit = query_int(params, "limit", minimum=0, maximum=JOURNAL_LIMIT_MAX, error=ControlError)
         entries = fake.journal_entries(
             method=params.get("method"), path=params.get("path"),
             warnings_only=params.get("warnings") in ("1", "true"),
-            limit=int(limit) if limit and limit.isdigit() else None,
+            limit=limit or None,
         )
         return json_response({"entries": entries, "size": fake.journal.size, "total": fake.journal.total})
 
@@ -106,7 +108,16 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
     ]
 
 
+JOURNAL_LIMIT_MAX = 2**31 - 1
+
+
 def _number(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ControlError(400, f"{name} must be a number", code="invalid_clock")
+        raise ControlError(400, f"{name} must be a number", code="invalid_clock", field=name)
     return float(value)
+
+
+def _whole(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ControlError(400, f"{name} must be a whole number of milliseconds", code="invalid_clock", field=name)
+    return value

@@ -72,6 +72,7 @@ class Fake:
         silence_rules: Iterable[str] | str | None = None,
         max_worlds: int | None = DEFAULT_MAX_WORLDS,
         world_idle_expiry: float | None = None,
+        max_fault_latency_ms: float | None = None,
         **settings: Any,
     ) -> None:
         self.seed = int(seed)
@@ -82,7 +83,9 @@ class Fake:
         self.control_token = control_token or None
         self.settings: Any = self.settings_class.resolve(self.name, kwargs=settings, cli=overrides)
         self.journal = Journal(journal_size)
-        self.faults = FaultSet(self.seed)
+        # longest latency a fault may add (None: FAKES_MAX_FAULT_LATENCY_MS or 60 s)
+        self.max_fault_latency_ms = max_fault_latency_ms
+        self.faults = self.new_faults()
         # rule ids (or globs) whose verdicts are not recorded; None: FAKES_SILENCE_RULES (comma-separated)
         patterns = split_patterns(os.environ.get(SILENCE_ENV) if silence_rules is None else silence_rules)
         self.verdict_log = Verdicts(self.client_rules, silenced_ids(self.name, self.client_rules, patterns))
@@ -161,7 +164,7 @@ class Fake:
         if self._owns_clock:
             self.clock.reset()
         self.model = self.create_model()
-        self.faults = FaultSet(self.seed)
+        self.faults = self.new_faults()
         self.journal.clear()
 
     def advance(self, seconds: float) -> int:
@@ -197,6 +200,9 @@ class Fake:
     def clear_faults(self) -> None:
         self.faults.clear()
 
+    def new_faults(self) -> FaultSet:
+        return FaultSet(self.seed, max_latency_ms=self.max_fault_latency_ms)
+
     def export_state(self) -> dict[str, Any]:
         return {
             "service": self.name,
@@ -221,7 +227,7 @@ class Fake:
         try:
             model = self.create_model()
             model.load_state(state["model"])
-            faults = FaultSet(self.seed)
+            faults = self.new_faults()
             faults.load_state(state.get("faults", {}))
             clock_state = {"epoch_ms": int(state["clock"]["epoch_ms"]),  # validated before anything changes
                            "initial_ms": int(state["clock"].get("initial_ms", self.clock.to_state()["initial_ms"]))}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -36,14 +38,85 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
 
 
 async def read_json(request: Request, *, error: type[ServiceError] = ServiceError) -> Any:
-    """The request body as JSON; ``{}`` when empty; a 400 when it is not JSON."""
+    """The request body as JSON; ``{}`` when empty; the service's 400 when it is not JSON or holds
+    a value no response could carry back (see :func:`check_json_value`)."""
     raw = await request.body()
     if not raw:
         return {}
+    return parse_json(raw, error=error)
+
+
+def parse_json(raw: bytes | str, *, error: type[ServiceError] = ServiceError) -> Any:
+    """``json.loads`` without ``NaN``/``Infinity`` and with :func:`check_json_value`; the 400 of
+    ``error`` (the service's or the control plane's shape) for anything else."""
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise error(400, f"request body is not valid JSON: {exc}", code="invalid_json") from exc
+        value = json.loads(raw, parse_constant=_refuse_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise error(400, f"request body is not valid JSON: {exc}", code="invalid_json") from None
+    problem = check_json_value(value)
+    if problem is not None:
+        raise error(400, f"request body: {problem}", code="invalid_json")
+    return value
+
+
+#: integers every JSON encoder (orjson included) can write back; beyond them a stored value would
+#: make every later read that serialises it fail
+JSON_INT_MIN = -(2**63)
+JSON_INT_MAX = 2**63 - 1
+_MAX_DEPTH = 200
+
+
+def _refuse_constant(name: str) -> Any:
+    return float(name)  # NaN and Infinity are not JSON: check_json_value refuses them by their path
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be stored and sent back as UTF-8 (a lone UTF-16 surrogate), or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"a lone UTF-16 surrogate (U+{ord(text[exc.start]):04X}) is not text"
+    return None
+
+
+def check_json_value(value: Any, where: str = "") -> str | None:
+    """The first value in a parsed JSON document that the fake could not write back, or None.
+
+    Lone UTF-16 surrogates (``"\\ud800"`` is valid JSON but not Unicode text), integers beyond
+    64 bits, non-finite numbers, nesting deeper than 200. Every JSON body read with
+    :func:`read_json` passes here, so a service stores only values its responses can carry.
+    Iterative: a deep document cannot exhaust the stack."""
+    stack: list[tuple[str, Any, int]] = [(where, value, 0)]
+    while stack:
+        path, item, depth = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                problem = text_problem(item)
+                if problem is not None:
+                    return f"{path or 'value'}: {problem}"
+        elif isinstance(item, bool) or item is None:
+            continue
+        elif isinstance(item, int):
+            if not JSON_INT_MIN <= item <= JSON_INT_MAX:
+                return f"{path or 'value'}: the integer is outside the 64-bit range"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{path or 'value'}: the number is not finite"
+        elif isinstance(item, (dict, list)):
+            if depth >= _MAX_DEPTH:
+                return f"{path or 'value'}: nested deeper than {_MAX_DEPTH} levels"
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    if not isinstance(key, str):  # only from Python callers; JSON keys are text
+                        return f"{path or 'value'}: the key {key!r} is not a string"
+                    if not key.isascii() and text_problem(key) is not None:
+                        return f"{path or 'value'}: a key holds {text_problem(key)}"
+                    stack.append((f"{path}.{key}" if path else key, child, depth + 1))
+            else:
+                stack.extend((f"{path}[{index}]", child, depth + 1) for index, child in enumerate(item))
+        else:
+            return f"{path or 'value'}: {type(item).__name__} is not a JSON value"
+    return None
 
 
 async def read_json_object(request: Request, *, error: type[ServiceError] = ServiceError) -> dict[str, Any]:
@@ -72,27 +145,101 @@ def parse_query(request: Request) -> QueryParams:
     return cached
 
 
+class InvalidInteger(ValueError):
+    """Why a text is not an acceptable integer: ``problem`` is "empty", "format", "minimum" or
+    "maximum" (so a service can word each refusal its own way)."""
+
+    def __init__(self, problem: str, bound: int | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.bound = bound
+
+
+_MAX_DIGITS = 30  # int() of a long digit string is slow (and refused past 4,300 digits)
+
+
+def ascii_int(raw: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """A decimal integer of ASCII digits with an optional minus sign, within the bounds.
+
+    ``int()`` also takes ``" 5"``, ``"+5"``, ``"1_000"``, ``"٣"`` and ``"²"`` (which then fails
+    further on); every integer parser of the kernel and the services goes through here instead.
+    Raises :class:`InvalidInteger`."""
+    if raw == "":
+        raise InvalidInteger("empty")
+    if not _INTEGER.fullmatch(raw):
+        raise InvalidInteger("format")
+    digits = raw.lstrip("-").lstrip("0")
+    if len(digits) > _MAX_DIGITS:  # far beyond any bound: judge by the sign, never call int()
+        if raw.startswith("-"):
+            raise InvalidInteger("minimum", minimum) if minimum is not None else InvalidInteger("format")
+        raise InvalidInteger("maximum", maximum) if maximum is not None else InvalidInteger("format")
+    value = int(raw)
+    if minimum is not None and value < minimum:
+        raise InvalidInteger("minimum", minimum)
+    if maximum is not None and value > maximum:
+        raise InvalidInteger("maximum", maximum)
+    return value
+
+
+#: builds the service's refusal of a query integer: (parameter name, raw value, the reason)
+IntegerRefusal = Callable[[str, str, InvalidInteger], ServiceError]
+
+
 def query_int(
-    request: Request,
+    source: Request | Mapping[str, str],
     name: str,
     default: int | None = None,
     *,
     minimum: int | None = None,
     maximum: int | None = None,
     error: type[ServiceError] = ServiceError,
+    refuse: IntegerRefusal | None = None,
 ) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    """The integer query parameter ``name``, ``default`` when absent.
+
+    ``source`` is a request or its parsed query (a mapping). An empty value (``page=``) is
+    refused like any other non-integer: a schema saying "integer" does not allow it. The refusal
+    is ``refuse(name, raw, reason)`` when given (the service's own wording and body), else a
+    400 of ``error``."""
+    params = source.query_params if isinstance(source, Request) else source
+    raw = params.get(name)
+    if raw is None:
         return default
-    # int() would also take "1_000", " 5" and "٣"; a query integer is plain ASCII digits
-    if not _INTEGER.fullmatch(raw):
-        raise error(400, f"query parameter '{name}' must be an integer, got {raw!r}", code="invalid_parameter")
-    value = int(raw)
-    if minimum is not None and value < minimum:
-        raise error(400, f"query parameter '{name}' must be >= {minimum}", code="invalid_parameter")
-    if maximum is not None and value > maximum:
-        raise error(400, f"query parameter '{name}' must be <= {maximum}", code="invalid_parameter")
-    return value
+    try:
+        return ascii_int(raw, minimum=minimum, maximum=maximum)
+    except InvalidInteger as reason:
+        if refuse is not None:
+            raise refuse(name, raw, reason) from None
+        if reason.problem == "minimum":
+            message = f"query parameter '{name}' must be >= {minimum}"
+        elif reason.problem == "maximum":
+            message = f"query parameter '{name}' must be <= {maximum}"
+        else:
+            message = f"query parameter '{name}' must be an integer, got {raw!r}"
+        raise error(400, message, code="invalid_parameter") from None
+
+
+def query_text(
+    source: Request | Mapping[str, str],
+    name: str,
+    default: str | None = None,
+    *,
+    max_length: int,
+    error: type[ServiceError] = ServiceError,
+    refuse: Callable[[str, str], ServiceError] | None = None,
+) -> str | None:
+    """A text query parameter of at most ``max_length`` characters (so no query can make a
+    request's work grow without bound); the refusal is ``refuse(name, raw)`` or a 400."""
+    params = source.query_params if isinstance(source, Request) else source
+    raw = params.get(name)
+    if raw is None:
+        return default
+    if len(raw) > max_length:
+        if refuse is not None:
+            raise refuse(name, raw)
+        raise error(400, f"query parameter '{name}' is longer than {max_length} characters",
+                    code="invalid_parameter")
+    return raw
 
 
 def bearer_token(request: Request) -> str | None:
