@@ -15,10 +15,20 @@ if TYPE_CHECKING:
 SERVICES: dict[str, str] = {
     "member-export": "fakes.member_export:MemberExportFake",
     "filings": "fakes.filings:FilingsFake",
+    "relay": "fakes.relay:RelayFake",
 }
 
 #: the gateway's path prefix of each service in single-port mode
 GATEWAY_PREFIXES: dict[str, str] = {name: "/" + name for name in SERVICES}
+
+
+#: the fakes this process serves (`fakes serve` fills it), by service name, so that one fake can
+#: reach another's ASGI app in process (the relay's upstream `{"fake": "enrichment"}`)
+LIVE_FAKES: dict[str, Fake] = {}
+
+
+def live_fake(name: str) -> Fake | None:
+    return LIVE_FAKES.get(name)
 
 
 class UnknownService(KeyError):

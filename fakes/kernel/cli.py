@@ -55,8 +55,6 @@ def build_parser() -> argparse.ArgumentParser:
                        help="mount a service under a path prefix (repeatable)")
     serve.add_argument("--set", action="append", default=[], metavar="SVC.KEY=VALUE", dest="settings",
                        help="a service setting (repeatable); see `fakes list --settings`")
-    serve.add_argument("--filings-scale", default=None, metavar="full|small|N",
-                       help="shorthand for --set filings.scale=...")
     serve.add_argument("--journal-size", type=_positive_int, default=_env("FAKES_JOURNAL_SIZE", "1000"),
                        help="requests kept per fake in the journal (default 1000)")
     serve.add_argument("--log-level", default=_env("FAKES_LOG_LEVEL", "warning"))
@@ -153,13 +151,20 @@ def make_fakes(
     for service in list(settings) + list(prefixes):
         if service not in registry.SERVICES:
             raise CliError(f"unknown service {service!r} in --set/--prefix; known: {', '.join(registry.SERVICES)}")
-    return {
-        name: registry.fake_class(name)(
-            seed=seed, clock=clock, prefix=prefixes.get(name, ""), control_token=control_token,
-            journal_size=journal_size, overrides=settings.get(name, {}),
-        )
-        for name in names
-    }
+    fakes = {}
+    for name in names:
+        try:
+            fakes[name] = registry.fake_class(name)(
+                seed=seed, clock=clock, prefix=prefixes.get(name, ""), control_token=control_token,
+                journal_size=journal_size, overrides=settings.get(name, {}),
+            )
+        except SettingsError:
+            raise
+        except ValueError as exc:
+            # a service that checks a setting's value only when it builds its model (e.g. a
+            # catalogue scale): still a bad setting, told in one line
+            raise SettingsError(f"{name}: bad setting: {exc}") from None
+    return fakes
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -171,8 +176,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ClockError as exc:
         raise CliError(str(exc)) from None
     settings = parse_assignments(args.settings)
-    if args.filings_scale:
-        settings.setdefault("filings", {})["scale"] = args.filings_scale
     prefixes = parse_prefixes(args.prefix)
     if args.gateway is not None:
         for name in names:
@@ -180,6 +183,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Each fake gets its own clock, so that resetting one fake never rewinds another's time.
     fakes = make_fakes(names, seed=args.seed, clock=args.clock, settings=settings, prefixes=prefixes,
                        control_token=args.control_token, journal_size=args.journal_size)
+    registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
     bindings: list[tuple[Any, Any]] = []
     lines = []

@@ -1,0 +1,175 @@
+"""The call relay fake (seed 001, part B; the real relay is treg): one token in front of about
+2,900 catalogued endpoints of about 60 providers, a prepaid balance in integer micro-USD, the
+credential ladder, idempotency, saturation, a web firewall, simulated upstreams answered in process
+(never the network), plain-text indexes and an MCP connector. See docs/services/relay.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from starlette.routing import BaseRoute
+
+from fakes import registry
+from fakes.kernel.errors import ControlError, ServiceError
+from fakes.kernel.fake import Fake
+from fakes.kernel.http import dumps
+
+from . import control, openapi, routes, rules
+from .mcp import McpApp
+from .model import Headers, RelayModel
+from .settings import RelaySettings
+from .upstreams import AsgiUpstream, CannedUpstream, Handler, UpstreamRequest, UpstreamResponse, validate_canned
+
+__all__ = ["RelayFake", "RelayModel", "RelaySettings", "UpstreamRequest", "UpstreamResponse"]
+
+#: the benchmark's request: a priced catalogue call on the relay's key (its example input hits)
+SAMPLE_ENDPOINT = "firmdata.companies.enrich"
+RICH_BALANCE = 10**12
+
+
+class RelayFake(Fake):
+    name = "relay"
+    title = "Call relay (treg lookalike): one token, a prepaid balance, about 2,900 endpoints"
+    default_port = 8704
+    settings_class = RelaySettings
+    client_rules = rules.ALL
+
+    settings: RelaySettings
+    model: RelayModel
+    _auth_for: RelayModel | None = None
+    _auth_token: str = ""
+    _demo_for: RelayModel | None = None
+    _demo: dict[str, str]
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.mcp_app = McpApp(self)
+        super().__init__(**kwargs)
+
+    # -- kernel hooks ---------------------------------------------------------------------------
+    def create_model(self) -> RelayModel:
+        return RelayModel(self.clock, self.settings, self.seed)
+
+    def routes(self) -> list[BaseRoute]:
+        return routes.routes(self)
+
+    def control_routes(self) -> list[BaseRoute]:
+        return control.routes(self)
+
+    def error_body(self, err: ServiceError) -> dict[str, Any]:
+        """The relay's own errors: JSON with ``detail`` (and a machine-readable ``error``)."""
+        return {"detail": err.message, "error": err.code or "error", **err.extra}
+
+    def openapi_document(self) -> dict[str, Any]:
+        return openapi.document(self.settings)
+
+    def demo_credentials(self) -> dict[str, str]:
+        """A new team holding the free $1.00 (one per model)."""
+        if self._demo_for is not self.model:
+            team = self.model.create_team()
+            self._demo = {"team_id": team.team_id, "token": team.token,
+                          "balance": f"${team.balance_micro / 1_000_000:.2f} ({team.balance_micro} micro-USD)",
+                          "header": f"{self.model.h.token}: {team.token}"}
+            self._demo_for = self.model
+        return dict(self._demo)
+
+    def auth_headers(self) -> dict[str, str]:
+        """A team with a large balance (so long benchmark and contract runs never hit 402)."""
+        if self._auth_for is not self.model:
+            self._auth_token = self.model.create_team(balance_micro=RICH_BALANCE, name="Benchmark team").token
+            self._auth_for = self.model
+        return {self.model.h.token: self._auth_token}
+
+    def sample_request(self) -> tuple[str, str]:
+        """A priced catalogue call on the relay's key. The sample provider's simulated per-minute
+        limit is lifted so that a long run on a still clock measures the relay, not its 429."""
+        self.auth_headers()
+        self.model.simulated.unlimited.add(SAMPLE_ENDPOINT.split(".")[0])
+        return ("GET", f"/call/{SAMPLE_ENDPOINT}?domain=northwind.com")
+
+    # -- helpers for routes ---------------------------------------------------------------------
+    def model_headers(self) -> Headers:
+        return self.model.h
+
+    def render(self, body: Any) -> bytes:
+        return dumps(body)
+
+    # -- control plane as Python ----------------------------------------------------------------
+    def create_team(self, balance_micro: int | None = None, name: str | None = None) -> dict[str, Any]:
+        """A team with a token; ``balance_micro`` defaults to the free $1.00."""
+        team = self.model.create_team(balance_micro, name)
+        return {"team_id": team.team_id, "token": team.token, "team_name": team.name,
+                "balance_micro": team.balance_micro}
+
+    def team_info(self, team_id: str) -> dict[str, Any]:
+        team = self.model.team(team_id)
+        return {**team.summary(), "ledger": list(team.ledger)}
+
+    def add_tool(self, team_id: str, provider: str, key: str) -> dict[str, Any]:
+        """Register the team's own key for ``provider`` (rung 1 of the ladder; never billed)."""
+        team = self.model.team(team_id)
+        self.model.known_provider(provider)
+        team.tools[provider] = key
+        return {"team_id": team_id, "provider": provider, "kind": "own_tool"}
+
+    def add_secret(self, team_id: str, provider: str, secret: str) -> dict[str, Any]:
+        """Store a secret for ``provider`` (rung 2, injected through a virtual tool; never billed)."""
+        team = self.model.team(team_id)
+        self.model.known_provider(provider)
+        team.secrets[provider] = secret
+        return {"team_id": team_id, "provider": provider, "kind": "secret"}
+
+    def topup(self, team_id: str, amount_micro: int) -> dict[str, Any]:
+        team = self.model.team(team_id)
+        team.topup(amount_micro, self.model._now_iso())
+        return team.summary()
+
+    def register_upstream(self, provider: str, handler: Callable[[UpstreamRequest], Any] | None = None, *,
+                          app: Any = None, responses: list[dict[str, Any]] | None = None) -> None:
+        """Answer ``provider``'s calls with a Python callable (``UpstreamRequest`` -> ``UpstreamResponse``,
+        sync or async), an ASGI ``app`` (e.g. another fake's ``.app``) or a canned ``responses`` table."""
+        given = [x for x in (handler, app, responses) if x is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of handler, app or responses")
+        if responses is not None:
+            self.register_canned_upstream(provider, responses)
+        elif app is not None:
+            self.model.register_upstream(provider, AsgiUpstream(app))
+        else:
+            assert handler is not None
+            wrapped: Handler = handler
+            self.model.register_upstream(provider, wrapped)
+
+    def register_canned_upstream(self, provider: str, responses: Any) -> dict[str, Any]:
+        try:
+            rows = validate_canned(responses)
+        except ValueError as exc:
+            raise ControlError(400, str(exc), code="invalid_body") from None
+        self.model.register_upstream(provider, CannedUpstream(rows), {"responses": rows})
+        return {"provider": provider, "upstream": "responses", "rows": len(rows)}
+
+    def use_fake_upstream(self, provider: str, fake_name: str) -> dict[str, Any]:
+        """Answer ``provider`` with another fake served by the same ``fakes serve`` (in process)."""
+        other = registry.live_fake(fake_name)
+        if other is None:
+            raise ControlError(404, f"no fake {fake_name!r} is served by this process (live: "
+                                    f"{', '.join(registry.LIVE_FAKES) or 'none'})", code="not_found")
+        if other is self:
+            raise ControlError(400, "the relay cannot be its own upstream", code="invalid_body")
+        self.model.register_upstream(provider, AsgiUpstream(other.app))
+        return {"provider": provider, "upstream": "fake", "fake": fake_name}
+
+    def set_saturation(self, **changes: Any) -> dict[str, Any]:
+        """``saturated`` (the switch), ``max_in_flight``, ``max_per_second``, ``retry_after_s``."""
+        self.model.saturation.update(changes)
+        return self.model.saturation.describe()
+
+    def add_provider(self, **fields: Any) -> dict[str, Any]:
+        """A new provider (``provider`` slug, optional ``host``); its calls are simulated until an
+        upstream is registered for it."""
+        return self.model.add_provider(fields)
+
+    def add_entry(self, **fields: Any) -> dict[str, Any]:
+        """A new catalogue entry (``id``, ``method``, ``path``, ``params``, ``cost`` or None, ``kind``)."""
+        return self.model.add_entry(fields)

@@ -1,0 +1,216 @@
+"""The catalogue: about 60 providers and 2,900 endpoints in the real relay's catalogue format.
+
+Generated deterministically from the seed (built once per (seed, size, relay name) and shared by
+every model: it never changes; user additions live in each model's own overlay). It holds the
+seed's rate table as curated entries with those exact prices, LinkedIn-style people-data entries
+that run on the relay's own infrastructure, entries with no published price, and routed
+capabilities ``<relay>.<capability>`` whose provider the relay picks per call.
+
+An entry is a plain dict: ``id, provider, domain, capability, platform, scope (read|write),
+method, path, name, summary, input{queryParams{name: {type, required, note, example}}}, cost
+({type per_call|per_success|per_result|free, value (micro-USD), currency, per, usd} or None),
+host, curated, kind`` (the simulated upstream's answer shape) and, for routed ids, ``candidates``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import data
+
+Entry = dict[str, Any]
+Provider = dict[str, Any]
+COST_TYPES = ("per_call", "per_success", "per_result", "free")
+
+
+def cost(kind: str, micro: int, per: str = "call") -> dict[str, Any]:
+    return {"type": kind, "value": micro, "currency": "USD", "per": per, "usd": round(micro / 1_000_000, 9)}
+
+
+def _param(type_: str, required: bool, example: Any, note: str = "") -> dict[str, Any]:
+    return {"type": type_, "required": required, "note": note, "example": example}
+
+
+_DOMAIN = _param("string", True, "northwind.com", "company website domain")
+_FIRST = _param("string", True, "Ada", "first name")
+_LAST = _param("string", True, "Lovelace", "last name")
+_EMAIL = _param("string", True, "ada.lovelace@northwind.com", "e-mail address")
+_PROFILE = _param("string", True, "https://profiles.example/in/ada-lovelace", "profile address")
+_LIMIT = _param("integer", False, 5, "rows wanted (default 5, at most 100)")
+
+#: (provider, display, host, runs on the relay, limits)
+CURATED_PROVIDERS: list[tuple[str, str, str, bool]] = [
+    ("mailscout", "MailScout", "api.mailscout.example", False),
+    ("peoplegraph", "PeopleGraph", "api.peoplegraph.example", False),
+    ("firmdata", "FirmData", "api.firmdata.example", False),
+    ("jobsignal", "JobSignal", "api.jobsignal.example", False),
+    ("profilescope", "ProfileScope", "profiles.relay.internal", True),
+]
+
+#: the seed's rate table, exact prices, plus the alternatives routed capabilities choose among
+#: (id, method, path, capability, kind, params, cost or None, summary, platform)
+CURATED_ENTRIES: list[tuple[str, str, str, str, str, dict[str, Any], dict[str, Any] | None, str, str]] = [
+    ("mailscout.people.email.find", "GET", "/v1/email/find", "people.email.find", "email",
+     {"domain": _DOMAIN, "first_name": _FIRST, "last_name": _LAST}, cost("per_success", 8_900, "find"),
+     "Verified work email find: $0.0089 per find; a miss is free", "web"),
+    ("mailscout.email.verify", "GET", "/v1/email/verify", "email.verify", "verify",
+     {"email": _EMAIL}, cost("per_call", 3_000, "check"), "Email verification: $0.003 per check", "web"),
+    ("peoplegraph.people.match.email", "GET", "/v2/people/match", "people.match.email", "match",
+     {"domain": _DOMAIN, "first_name": _FIRST, "last_name": _LAST}, cost("per_success", 26_000, "contact"),
+     "Match plus work email: $0.026 per contact", "web"),
+    ("peoplegraph.people.enrich", "GET", "/v2/people/enrich", "people.enrich", "person",
+     {"email": _EMAIL}, cost("per_success", 28_000, "person"), "Person enrichment: $0.028", "web"),
+    ("firmdata.companies.enrich", "GET", "/v1/companies/enrich", "companies.enrich", "company",
+     {"domain": _DOMAIN}, cost("per_success", 10_000, "company"), "Company enrichment: $0.010 per company", "web"),
+    ("firmdata.companies.people.list", "GET", "/v1/companies/people", "companies.people", "people",
+     {"domain": _DOMAIN, "limit": _LIMIT}, cost("per_call", 25_000), "People at a company: $0.025", "web"),
+    ("firmdata.companies.lookalikes.search", "GET", "/v1/companies/lookalikes", "companies.lookalikes", "lookalikes",
+     {"domain": _DOMAIN, "limit": _LIMIT}, cost("per_call", 49_000), "Lookalike companies: from $0.049", "web"),
+    ("jobsignal.companies.jobs.list", "GET", "/v1/jobs", "companies.jobs", "jobs",
+     {"domain": _DOMAIN, "limit": _LIMIT}, cost("per_call", 20_000), "Job postings: $0.020", "web"),
+    ("profilescope.people.email.from-profile", "GET", "/v1/profile/email", "people.email.from_profile", "email",
+     {"profile_url": _PROFILE}, cost("per_success", 19_000, "find"),
+     "Work email from a profile address: $0.019", "linkedin"),
+    ("profilescope.people.profile.get", "GET", "/v1/profile", "people.profile", "person",
+     {"profile_url": _PROFILE}, cost("per_success", 15_000, "profile"), "Profile of a person by profile address",
+     "linkedin"),
+    ("profilescope.companies.employees.list", "GET", "/v1/company/employees", "companies.people", "people",
+     {"domain": _DOMAIN, "limit": _LIMIT}, cost("per_result", 2_000, "result"),
+     "Employees of a company from profile pages, per result", "linkedin"),
+    ("profilescope.people.posts.list", "GET", "/v1/profile/posts", "people.posts", "list",
+     {"profile_url": _PROFILE}, None, "Recent posts of a profile (no published price)", "linkedin"),
+    ("peoplegraph.people.email.find", "GET", "/v2/email/find", "people.email.find", "email",
+     {"domain": _DOMAIN, "first_name": _FIRST, "last_name": _LAST}, cost("per_success", 12_000, "find"),
+     "Work email find (alternative to mailscout)", "web"),
+    ("peoplegraph.companies.enrich", "GET", "/v2/companies/enrich", "companies.enrich", "company",
+     {"domain": _DOMAIN}, cost("per_success", 15_000, "company"), "Company enrichment (alternative)", "web"),
+    ("jobsignal.email.verify", "GET", "/v1/verify", "email.verify", "verify",
+     {"email": _EMAIL}, None, "Email verification (no published price: own key only)", "web"),
+    ("jobsignal.alerts.create", "POST", "/v1/alerts", "companies.jobs.alerts", "write",
+     {"domain": _DOMAIN}, cost("per_call", 1_000), "Create a job-posting alert for a company (a write)", "web"),
+]
+
+#: routed capabilities: <relay>.<capability> -> the capability its candidates share
+ROUTED: dict[str, str] = {
+    "people.email.find": "Verified work email find; the relay picks the cheapest usable provider",
+    "companies.enrich": "Company enrichment; the relay picks the cheapest usable provider",
+    "email.verify": "Email verification; the relay picks the cheapest usable provider",
+}
+
+
+@dataclass
+class Catalogue:
+    """The generated catalogue (immutable once built)."""
+
+    providers: dict[str, Provider] = field(default_factory=dict)
+    entries: dict[str, Entry] = field(default_factory=dict)
+    by_host: dict[str, str] = field(default_factory=dict)
+    by_route: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (provider, method, path) -> id
+
+    def add_provider(self, provider: Provider) -> None:
+        self.providers[provider["service"]] = provider
+        self.by_host[provider["host"]] = provider["service"]
+
+    def add_entry(self, entry: Entry) -> None:
+        self.entries[entry["id"]] = entry
+        if not entry.get("candidates"):
+            self.by_route[(entry["provider"], entry["method"], entry["path"])] = entry["id"]
+
+
+def _provider(service: str, display: str, host: str, runs_on_relay: bool, limit_per_min: int) -> Provider:
+    return {"service": service, "display_name": display, "host": host, "runs_on_relay": runs_on_relay,
+            "limits": {"per_minute": limit_per_min}, "pricing_url": f"https://{host}/pricing",
+            "docs": f"https://{host}/docs"}
+
+
+def _entry(entry_id: str, method: str, path: str, capability: str, kind: str, params: dict[str, Any],
+           price: dict[str, Any] | None, summary: str, platform: str, host: str, curated: bool) -> Entry:
+    provider, _, rest = entry_id.partition(".")
+    return {"id": entry_id, "provider": provider, "domain": rest.split(".")[0], "capability": capability,
+            "platform": platform, "scope": "write" if method == "POST" else "read", "method": method, "path": path,
+            "name": entry_id.rsplit(".", 1)[1].replace("-", " ").capitalize(), "summary": summary,
+            "input": {"queryParams": params, "note": ""}, "cost": price, "host": host, "curated": curated,
+            "kind": kind, "verified": True, "docs_url": f"https://{host}/docs#{entry_id}"}
+
+
+@functools.lru_cache(maxsize=8)
+def build(seed: int, providers: int, endpoints: int, relay_name: str, rate_limit: int) -> Catalogue:
+    cat = Catalogue()
+    for service, display, host, on_relay in CURATED_PROVIDERS:
+        cat.add_provider(_provider(service, display, host, on_relay, rate_limit))
+    for entry_id, method, path, capability, kind, params, price, summary, platform in CURATED_ENTRIES:
+        host = cat.providers[entry_id.split(".")[0]]["host"]
+        cat.add_entry(_entry(entry_id, method, path, capability, kind, params, price, summary, platform, host, True))
+    names = data.provider_names(seed, providers - len(CURATED_PROVIDERS), set(cat.providers))
+    for name in names:
+        cat.add_provider(_provider(name, data.display_name(name), f"api.{name}.example", False, rate_limit))
+    _generate(cat, seed, names, endpoints - len(cat.entries))
+    for capability, summary in ROUTED.items():
+        candidates = sorted(e["id"] for e in cat.entries.values() if e["capability"] == capability and e["curated"])
+        first = cat.entries[candidates[0]]
+        routed = _entry(f"{relay_name}.{capability}", first["method"], first["path"], capability, first["kind"],
+                        first["input"]["queryParams"], None, summary, "routed", "", True)
+        routed.update(provider=relay_name, candidates=candidates, host=None,
+                      cost=min((cat.entries[c]["cost"] for c in candidates if cat.entries[c]["cost"]),
+                               key=lambda c: c["value"]))
+        cat.entries[routed["id"]] = routed
+    return cat
+
+
+def _generate(cat: Catalogue, seed: int, names: list[str], count: int) -> None:
+    """``count`` more entries over every provider: same seed, same catalogue."""
+    rng = data.rng_for(seed, "catalogue")
+    services = list(cat.providers)
+    areas = list(data.AREAS)
+    provider_areas = {service: data.rng_for(seed, "areas", service).sample(areas, 3) for service in services}
+    made = 0
+    while made < count:
+        service = services[made % len(services)]
+        area = rng.choice(provider_areas[service])
+        resource = rng.choice(data.AREAS[area])
+        write = rng.random() < 0.12
+        action = rng.choice(data.WRITE_ACTIONS if write else data.READ_ACTIONS)
+        entry_id = f"{service}.{area}.{resource}.{action}"
+        if entry_id in cat.entries:
+            entry_id = f"{service}.x.{area}-{resource}.{action}-{made}"  # the real "extended" form
+        chosen = rng.sample(data.PARAM_POOL, rng.randint(1, 3))
+        params = {name: _param(type_, i == 0, example) for i, (name, type_, example) in enumerate(chosen)}
+        draw = rng.random()
+        kind = "write" if write else ("list" if action in ("list", "search", "history") else "generic")
+        if draw < 0.08:
+            price = None
+        elif draw < 0.16:
+            price = cost("free", 0)
+        elif kind == "list" and draw < 0.35:
+            price = cost("per_result", rng.choice([100, 250, 500, 1_000]), "result")
+        elif draw < 0.55:
+            price = cost("per_success", rng.choice([500, 1_000, 2_500, 5_000, 9_000]))
+        else:
+            price = cost("per_call", rng.choice([100, 200, 500, 1_000, 2_000, 4_000, 10_000]))
+        host = cat.providers[service]["host"]
+        path = f"/v{rng.randint(1, 3)}/{area}/{resource}/{action}"
+        if (service, "POST" if write else "GET", path) in cat.by_route:
+            path += f"-{made}"
+        summary = f"{action.capitalize()} {resource} ({area}) on {cat.providers[service]['display_name']}"
+        cat.add_entry(_entry(entry_id, "POST" if write else "GET", path, f"{area}.{resource}", kind, params, price,
+                             summary, "web", host, False))
+        made += 1
+
+
+def public_view(entry: Entry) -> dict[str, Any]:
+    """An entry as the catalogue API shows it (the internal answer shape left out)."""
+    view = {k: v for k, v in entry.items() if k != "kind"}
+    view["has_example"] = True
+    return view
+
+
+def call_template(entry: Entry, prefix: str) -> str:
+    required = "&".join(f"{name}=<{name}>" for name, spec in entry["input"]["queryParams"].items() if spec["required"])
+    query = f"?{required}" if required else ""
+    return f"{entry['method']} /call/{entry['id']}{query}  with header {prefix}-Token: <token>"
+
+
+def example_params(entry: Entry) -> dict[str, str]:
+    return {name: str(spec["example"]) for name, spec in entry["input"]["queryParams"].items()}

@@ -1,0 +1,132 @@
+"""The connector at ``/mcp/v2/``: a real MCP server (official ``mcp`` 2.x SDK) over streamable HTTP,
+stateless with JSON answers, as the real relay serves it.
+
+Tools: ``catalog_search``, ``catalog_get`` and ``balance`` (read-only), and ``call`` (metered like
+``/call/``, idempotency key supported). Only curated catalogue entries are exposed; reads are
+separated from writes: ``call`` runs a write endpoint only with ``write=true``.
+The token comes from the token header or ``Authorization: Bearer``.
+
+The SDK's session manager needs a running task group (``run()``), normally entered by the parent
+app's lifespan. The kernel runs no sub-app lifespan and the in-process transport none at all, so
+each MCP request runs its own stateless manager: ``run()`` then ``handle_request`` (stateless mode
+keeps nothing between requests, so nothing is lost, and no task group outlives its event loop).
+"""
+
+# No `from __future__ import annotations` here: the SDK reads the tools' annotations (Context
+# injection, input schemas) and the SDK is imported lazily (it takes over a second to import),
+# so the annotations must be real objects at definition time.
+
+from typing import TYPE_CHECKING, Any
+
+from starlette.types import Receive, Scope, Send
+
+from .model import CallInput
+from .teams import Team
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from . import RelayFake
+
+
+def build_server(fake: "RelayFake") -> "MCPServer":
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError as McpError
+    from mcp.types import ToolAnnotations
+
+    _READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+    _CALL = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
+    server: MCPServer = MCPServer(name="relay", instructions="Catalogue search and metered calls of the relay.")
+
+    def team_of(ctx: Context) -> Team:
+        request = ctx.request_context.request
+        headers = getattr(request, "headers", None)
+        token = None
+        if headers is not None:
+            token = headers.get(fake.model.h.token)
+            scheme, _, bearer = headers.get("authorization", "").partition(" ")
+            if token is None and scheme.lower() == "bearer":
+                token = bearer.strip()
+        team = fake.model.team_for_token(token)
+        if team is None:
+            raise McpError(f"missing or unknown token: send {fake.model.h.token} or Authorization: Bearer")
+        return team
+
+    def curated(endpoint_id: str) -> dict[str, Any]:
+        entry = fake.model.entry(endpoint_id)
+        if entry is None or not entry["curated"]:
+            raise McpError(f"{endpoint_id!r} is not a connector endpoint; catalog_search lists them")
+        return entry
+
+    @server.tool(annotations=_READ)
+    def catalog_search(query: str, limit: int = 8) -> dict[str, Any]:
+        """Search the connector's curated catalogue endpoints."""
+        found = fake.model.search(query, 1_000)
+        results = [r for r in found["results"] if r["curated"]][:max(1, min(limit, 100))]
+        return {"query": query, "count": len(results), "results": results, "hints": found["hints"]}
+
+    @server.tool(annotations=_READ)
+    def catalog_get(endpoint_id: str) -> dict[str, Any]:
+        """One curated endpoint: price, parameters, call template and example response."""
+        curated(endpoint_id)
+        detail = fake.model.endpoint_detail(endpoint_id)
+        assert detail is not None
+        return detail
+
+    @server.tool(annotations=_READ)
+    def balance(ctx: Context) -> dict[str, Any]:
+        """The team's prepaid balance in micro-USD (and USD)."""
+        team = team_of(ctx)
+        summary = team.summary()
+        return {"team": team.team_id, "team_name": team.name, "balance_micro": summary["balance_micro"],
+                "balance_usd": summary["balance_usd"], "holds_micro": summary["holds_micro"]}
+
+    @server.tool(annotations=_CALL)
+    async def call(endpoint_id: str, ctx: Context, params: dict[str, str] | None = None, body: str | None = None,
+                   idempotency_key: str | None = None, write: bool = False) -> dict[str, Any]:
+        """Call a curated endpoint, metered like /call/. Write endpoints need write=true."""
+        team = team_of(ctx)
+        entry = curated(endpoint_id)
+        if entry["scope"] == "write" and not write:
+            raise McpError(f"{endpoint_id} writes: pass write=true to run it (reads and writes are separated)")
+        query = "&".join(f"{k}={v}" for k, v in (params or {}).items())
+        output = await fake.model.call(CallInput(
+            method=entry["method"], target=endpoint_id, query=query, params={k: str(v) for k, v in
+                                                                             (params or {}).items()},
+            headers=[], body=(body or "").encode(), token=team.token, idempotency_key=idempotency_key))
+        headers = dict(output.headers)
+        result: dict[str, Any] = {"status": output.status, "endpoint_id": endpoint_id, "body": output.json()}
+        cost = headers.get(fake.model.h.cost)
+        if cost is not None:
+            result["cost_usd"] = int(cost) / 1_000_000
+            result["cost_micro"] = int(cost)
+        if headers.get(fake.model.h.replay) == "true":
+            result["replayed"] = True
+        if isinstance(result["body"], dict) and fake.model.h.error in headers:
+            result["body"].pop("topup_url", None)  # as the real connector does
+            result["hint"] = "the relay refused the call; see body.detail"
+        return result
+
+    return server
+
+
+class McpApp:
+    """ASGI app of the connector: one stateless session manager per request (see the module doc)."""
+
+    def __init__(self, fake: "RelayFake") -> None:
+        self.fake = fake
+        self._server: MCPServer | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        if self._server is None:
+            self._server = build_server(self.fake)
+        manager = StreamableHTTPSessionManager(app=self._server._lowlevel_server, json_response=True, stateless=True,
+                                               security_settings=TransportSecuritySettings(
+                                                   enable_dns_rebinding_protection=False))
+        async with manager.run():
+            await manager.handle_request(scope, receive, send)

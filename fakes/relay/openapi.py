@@ -1,0 +1,162 @@
+"""The relay's OpenAPI 3.0 document: calls, catalogue, balance, call records, indexes, connector.
+
+``/call/{target}`` answers with whatever the upstream answered (any status, any content type), so
+its success and upstream answers are a ``default`` response; the relay's own refusals are listed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakes.kernel.openapi import json_response_spec
+
+from .settings import RelaySettings
+
+Schema = dict[str, Any]
+_STR: Schema = {"type": "string"}
+_INT: Schema = {"type": "integer"}
+_BOOL: Schema = {"type": "boolean"}
+_OBJ: Schema = {"type": "object"}
+
+
+def _obj(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
+    return {"type": "object", "properties": properties,
+            "required": list(properties) if required is None else required}
+
+
+def _text(media: str, description: str = "OK") -> dict[str, Any]:
+    return {"description": description, "content": {media: {"schema": _STR}}}
+
+
+def document(settings: RelaySettings) -> dict[str, Any]:
+    p = settings.header_prefix
+    error = _obj({"detail": _STR, "error": _STR}, ["detail"])
+    insufficient = (_obj({"detail": _STR, "error": _STR, "balance_micro": _INT, "estimated_cost_micro": _INT,
+                          "topup_url": _STR})
+                    if settings.error_envelope == "flat" else
+                    _obj({"detail": _obj({"error": _STR, "message": _STR, "balance_micro": _INT,
+                                          "estimated_cost_micro": _INT, "topup_url": _STR},
+                                         ["error", "balance_micro", "estimated_cost_micro", "topup_url"])}))
+    saturated = _obj({"proxy_saturated": _BOOL, "detail": _STR, "retry_after_s": _INT})
+    call_id_header = {f"{p}-Call-Id": {"schema": _STR, "description": "id of this call (GET /calls/{call_id})"}}
+    security = [{"RelayToken": []}]
+    unauthorized = json_response_spec(error, "missing or unknown token")
+
+    def refusal(description: str, schema: Schema = error) -> dict[str, Any]:
+        return json_response_spec(schema, description, call_id_header)
+
+    call_responses = {
+        "default": {"description": "the upstream's answer, verbatim (status, headers, body); "
+                                   f"{p}-Cost-Micro on metered calls, {p}-Idempotent-Replay on replays",
+                    "headers": call_id_header, "content": {"*/*": {"schema": {}}}},
+        "400": refusal("missing required parameter, or a malformed base64 body"),
+        "401": refusal("missing or unknown token"),
+        "402": refusal("the balance does not cover the estimated cost; nothing billed or forwarded", insufficient),
+        "403": _text("text/html", "blocked by the web firewall in front of the relay (SQL or HTML in the body); "
+                                  "no relay headers"),
+        "404": refusal("unknown catalogue id, unknown upstream host, or no published price and no own key"),
+        "422": refusal("the Idempotency-Key was used for a different request"),
+        "502": refusal("a registered upstream failed"),
+        "503": json_response_spec(saturated, "the relay is saturated; retry after Retry-After seconds",
+                                  {**call_id_header, "Retry-After": {"schema": _INT}}),
+        "504": refusal("the upstream timed out (never billed)"),
+    }
+    call_parameters = [
+        {"name": "target", "in": "path", "required": True, "schema": _STR,
+         "description": "a catalogue id (provider.area.action) or a full upstream URL"},
+        {"name": "Idempotency-Key", "in": "header", "required": False, "schema": _STR},
+        {"name": f"{p}-Body-Encoding", "in": "header", "required": False, "schema": {"type": "string",
+                                                                                    "enum": ["base64"]}},
+    ]
+    endpoint_view: Schema = {"type": "object", "properties": {"id": _STR, "provider": _STR, "method": _STR,
+                                                              "cost": {"type": "object", "nullable": True}}}
+    call_record = _obj({"call_id": _STR, "endpoint_id": {"type": "string", "nullable": True}, "provider": _STR,
+                        "credential": {"type": "string", "enum": ["own_tool", "secret", "relay_key"]},
+                        "status": _INT, "cost_micro": _INT, "billed": _BOOL, "replayed": _BOOL})
+    balance = _obj({"team_id": _STR, "team_name": _STR, "balance_micro": _INT, "holds_micro": _INT,
+                    "balance_usd": {"type": "number"}}, ["team_id", "balance_micro", "holds_micro"])
+    text_pages = {
+        "/llms.txt": ("the setup brief", "text/plain"),
+        "/use-cases": ("providers per job on price and measured success rate", "text/plain"),
+        "/use-cases.md": ("the use cases as Markdown", "text/markdown"),
+        "/workflows": ("chained jobs with receipts", "text/plain"),
+        "/workflows.md": ("the workflows as Markdown", "text/markdown"),
+        "/install.sh": ("installer of the command-line client (downloads nothing)", "text/x-shellscript"),
+    }
+    paths: dict[str, Any] = {
+        "/call/{target}": {
+            "parameters": call_parameters,
+            "get": {"summary": "Call a catalogue entry or an upstream URL", "security": security,
+                    "responses": call_responses},
+            "post": {"summary": "Call with a body (forwarded unchanged)", "security": security,
+                     "requestBody": {"required": False, "content": {"application/json": {"schema": {}},
+                                                                    "application/octet-stream": {"schema": {}}}},
+                     "responses": call_responses},
+        },
+        "/catalog/search": {"get": {
+            "summary": "Search the catalogue",
+            "parameters": [{"name": "q", "in": "query", "required": False, "schema": _STR},
+                           {"name": "limit", "in": "query", "required": False,
+                            "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 25}}],
+            "responses": {"200": json_response_spec(_obj({"query": _STR, "count": _INT, "total": _INT,
+                                                          "results": {"type": "array", "items": endpoint_view},
+                                                          "hints": {"type": "array", "items": _STR}})),
+                          "400": json_response_spec(error, "bad limit")}}},
+        "/catalog/endpoints/{entry_id}": {"get": {
+            "summary": "One entry: price, call template, example response",
+            "parameters": [{"name": "entry_id", "in": "path", "required": True, "schema": _STR}],
+            "responses": {"200": json_response_spec(_obj({"endpoint": endpoint_view, "provider": _OBJ,
+                                                          "siblings": {"type": "array", "items": _STR},
+                                                          "call_template": _STR, "example_response": {},
+                                                          "hints": {"type": "array", "items": _STR}},
+                                                         ["endpoint", "call_template", "example_response"])),
+                          "404": json_response_spec(error, "no such entry")}}},
+        "/catalog/platforms": {"get": {"summary": "Providers and their endpoint counts", "responses": {
+            "200": json_response_spec(_obj({"platforms": {"type": "array", "items": _OBJ}}))}}},
+        "/balance": {"get": {"summary": "The team's balance in micro-USD", "security": security,
+                             "responses": {"200": json_response_spec(balance), "401": unauthorized}}},
+        "/calls/{call_id}": {"get": {
+            "summary": "A call record of the team", "security": security,
+            "parameters": [{"name": "call_id", "in": "path", "required": True, "schema": _STR}],
+            "responses": {"200": json_response_spec(call_record), "401": unauthorized,
+                          "404": json_response_spec(error, "no such call of this team")}}},
+        "/orgs": {"get": {"summary": "The token's team as an org row (what the command-line client reads)",
+                          "security": security, "responses": {
+                              "200": json_response_spec({"type": "array", "items": _obj(
+                                  {"org_id": _INT, "slug": _STR, "name": _STR, "role": _STR, "active": _BOOL})}),
+                              "401": unauthorized}}},
+        "/orgs/{org_id}/balance": {"get": {
+            "summary": "Balance, holds and ledger entries of the org", "security": security,
+            "parameters": [{"name": "org_id", "in": "path", "required": True, "schema": _INT},
+                           {"name": "limit", "in": "query", "required": False,
+                            "schema": {"type": "integer", "minimum": 0, "maximum": 500}}],
+            "responses": {"200": json_response_spec(_obj({"balance_micro": _INT, "holds_micro": _INT,
+                                                          "blocks": {"type": "array", "items": _OBJ},
+                                                          "holds": {"type": "array", "items": _OBJ},
+                                                          "entries": _OBJ})),
+                          "400": json_response_spec(error, "bad limit"), "401": unauthorized,
+                          "404": json_response_spec(error, "not this token's org")}}},
+        "/tools/{provider}": {"get": {
+            "summary": "A provider's endpoints as plain text (append .md for Markdown)",
+            "parameters": [{"name": "provider", "in": "path", "required": True, "schema": _STR}],
+            "responses": {"200": {"description": "OK", "content": {"text/plain": {"schema": _STR},
+                                                                   "text/markdown": {"schema": _STR}}},
+                          "404": json_response_spec(error, "no such provider")}}},
+        "/mcp/v2/": {"post": {
+            "summary": "The MCP connector (streamable HTTP, JSON-RPC); tools catalog_search, catalog_get, call, "
+                       "balance", "tags": ["mcp"],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _OBJ}}},
+            "responses": {"default": {"description": "JSON-RPC answer of the MCP server",
+                                      "content": {"application/json": {"schema": {}}}}}}},
+    }
+    for path, (summary, media) in text_pages.items():
+        paths[path] = {"get": {"summary": summary, "responses": {"200": _text(media)}}}
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Call relay (contract fake)", "version": "fake",
+                 "description": "One token, a prepaid balance in integer micro-USD, about 2,900 catalogued "
+                                "endpoints answered by simulated upstreams in process."},
+        "paths": paths,
+        "components": {"securitySchemes": {"RelayToken": {"type": "apiKey", "in": "header", "name": f"{p}-Token"}}},
+        "tags": [{"name": "mcp", "description": "The MCP connector"}],
+    }

@@ -1,0 +1,170 @@
+"""The relay's HTTP surface: the web firewall, ``/call/``, the catalogue, balance and call
+records, the plain-text indexes, ``/install.sh`` and the MCP connector at ``/mcp/v2/``.
+
+Parse -> model -> the relay's own bodies. Every answer under ``/call/`` carries the call-id header,
+except the firewall's 403, which comes from in front of the relay and carries no relay header.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import TYPE_CHECKING, Any
+
+from starlette._utils import get_route_path
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+
+from fakes.kernel.errors import ServiceError
+from fakes.kernel.http import json_response, parse_query, query_int
+from fakes.kernel.verdicts import flag
+
+from . import pages, rules
+from .model import CallInput, CallOutput
+from .teams import Team
+
+if TYPE_CHECKING:
+    from . import RelayFake
+
+_SQL = re.compile(rb"\b(select\s[^;]{0,200}?\sfrom\s|insert\s+into\s|update\s+\w+\s+set\s|delete\s+from\s|"
+                  rb"drop\s+(table|database)\s|union(\s+all)?\s+select\s)", re.IGNORECASE)
+_HTML = re.compile(rb"<\s*(!doctype|html|head|body|script|iframe|img|svg|style|form|div|span|a|p|table|object)\b",
+                   re.IGNORECASE)
+FIREWALL_PAGE = (b"<!DOCTYPE html>\n<html><head><title>403 Forbidden</title></head><body>\n"
+                 b"<h1>403 Forbidden</h1>\n<p>Request blocked by the web application firewall: the request body "
+                 b"looks like SQL or HTML.</p>\n<p>Sending a query or markup on purpose? Encode the body in base64 "
+                 b"and declare it with the body-encoding header.</p>\n</body></html>\n")
+
+
+def blocked_by_firewall(body: bytes) -> bool:
+    return bool(body) and bool(_SQL.search(body) or _HTML.search(body))
+
+
+def raw_response(status: int, headers: list[tuple[str, str]], body: bytes) -> Response:
+    response = Response(status_code=status)
+    response.body = body
+    response.raw_headers = [(b"content-length", str(len(body)).encode())] + [
+        (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+    return response
+
+
+def routes(fake: RelayFake) -> list[BaseRoute]:
+    h = fake.model_headers
+
+    def team_of(request: Request) -> Team:
+        token = request.headers.get(h().token) or _bearer(request)
+        team = fake.model.team_for_token(token)
+        if team is None:
+            raise ServiceError(401, f"missing or unknown {h().token}", code="unauthorized")
+        return team
+
+    async def call(request: Request) -> Response:
+        names = h()
+        raw = await request.body()
+        encoding = request.headers.get(names.body_encoding)
+        if blocked_by_firewall(raw):
+            flag(request, rules.UNENCODED_SQL_OR_HTML, f"{len(raw)}-byte body without {names.body_encoding}: base64")
+            if fake.settings.firewall:
+                return raw_response(403, [("content-type", "text/html; charset=utf-8")], FIREWALL_PAGE)
+        body = raw
+        if encoding is not None:
+            try:
+                if encoding.strip().lower() != "base64":
+                    raise ValueError(encoding)
+                body = base64.b64decode(b"".join(raw.split()), validate=True)
+            except (ValueError, binascii.Error):
+                call_id = fake.model.next_call_id()
+                return raw_response(400, [("content-type", "application/json"), (names.call_id, call_id),
+                                          (names.error, "1")],
+                                    fake.render({"detail": f"invalid {names.body_encoding} body (only base64 is "
+                                                           "supported, and the body must be valid base64)",
+                                                 "error": "invalid_body_encoding"}))
+        query = parse_query(request)
+        target = request.path_params["target"]
+        output: CallOutput = await fake.model.call(CallInput(
+            method=request.method, target=target, query=request.scope["query_string"].decode("latin-1"),
+            params={k: v for k, v in query.items()}, headers=[(k.decode("latin-1"), v.decode("latin-1"))
+                                                              for k, v in request.scope["headers"]],
+            body=body, token=request.headers.get(names.token), idempotency_key=request.headers.get("idempotency-key")))
+        for rule, detail in output.flags:
+            flag(request, rule, detail)
+        return raw_response(output.status, output.headers, output.body)
+
+    async def search(request: Request) -> Response:
+        query = parse_query(request)
+        limit = query_int(request, "limit", 25, minimum=1, maximum=100)
+        assert limit is not None
+        return json_response(fake.model.search(query.get("q", ""), limit))
+
+    async def endpoint(request: Request) -> Response:
+        entry_id = request.path_params["entry_id"]
+        detail = fake.model.endpoint_detail(entry_id)
+        if detail is None:
+            raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint",
+                               did_you_mean=[r["id"] for r in fake.model.search(entry_id, 3)["results"]])
+        return json_response(detail)
+
+    async def platforms(request: Request) -> Response:
+        return json_response({"platforms": fake.model.platforms()})
+
+    async def balance(request: Request) -> Response:
+        return json_response(team_of(request).summary())
+
+    async def call_record(request: Request) -> Response:
+        team = team_of(request)
+        record = fake.model.calls.get(request.path_params["call_id"])
+        if record is None or record["team_id"] != team.team_id:
+            raise ServiceError(404, f"no call {request.path_params['call_id']!r} of this team", code="not_found")
+        return json_response({k: record[k] for k in ("call_id", "endpoint_id", "provider", "credential", "status",
+                                                     "cost_micro", "billed", "replayed")})
+
+    async def orgs(request: Request) -> Response:
+        team = team_of(request)
+        return json_response([_org_row(team)])
+
+    async def org_balance(request: Request) -> Response:
+        team = team_of(request)
+        if request.path_params["org_id"] != _org_number(team):
+            raise ServiceError(404, "no such org for this token", code="not_found")
+        limit = query_int(request, "limit", 20, minimum=0, maximum=500)
+        assert limit is not None
+        items = [{"created_at": row["at"], "kind": row["kind"], "amount_micro": row["amount_micro"],
+                  "endpoint_id": row["endpoint_id"], "call_id": row["call_id"]}
+                 for row in reversed(team.ledger)][:limit]
+        return json_response({"balance_micro": team.balance_micro, "holds_micro": team.holds_micro, "blocks": [],
+                              "holds": [{"amount_micro": v["amount_micro"], "endpoint_id": v["endpoint_id"]}
+                                        for v in team.holds.values()],
+                              "entries": {"items": items}})
+
+    async def text_page(request: Request) -> Response:
+        return pages.render(fake, get_route_path(request.scope))
+
+    return [
+        Route("/call/{target:path}", call, methods=["GET", "POST"]),
+        Route("/catalog/search", search, methods=["GET"]),
+        Route("/catalog/endpoints/{entry_id:path}", endpoint, methods=["GET"]),
+        Route("/catalog/platforms", platforms, methods=["GET"]),
+        Route("/balance", balance, methods=["GET"]),
+        Route("/calls/{call_id}", call_record, methods=["GET"]),
+        Route("/orgs", orgs, methods=["GET"]),
+        Route("/orgs/{org_id:int}/balance", org_balance, methods=["GET"]),
+        *[Route(path, text_page, methods=["GET"]) for path in pages.PATHS],
+        Route("/tools/{provider}", text_page, methods=["GET"]),
+        Mount("/mcp/v2", app=fake.mcp_app),
+    ]
+
+
+def _bearer(request: Request) -> str | None:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def _org_number(team: Team) -> int:
+    return int(team.team_id.rpartition("_")[2])
+
+
+def _org_row(team: Team) -> dict[str, Any]:
+    return {"org_id": _org_number(team), "slug": team.team_id.replace("_", "-"), "name": team.name, "role": "owner",
+            "active": True}

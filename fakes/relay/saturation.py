@@ -1,0 +1,47 @@
+"""Saturation on the virtual clock: too many calls in flight, too many started in one clock
+second, or the control-plane switch. A saturated relay answers 503 and bills nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Saturation:
+    max_in_flight: int
+    max_per_second: int
+    retry_after_s: int
+    forced: bool = False
+    in_flight: int = 0
+    _second: int = -1
+    _started: int = 0
+
+    def admit(self, now_ms: int) -> str | None:
+        """Count a new call in, or say why the relay is saturated (the call is then not counted)."""
+        second = now_ms // 1000
+        if second != self._second:
+            self._second, self._started = second, 0
+        if self.forced:
+            return "the relay is saturated (switched on through the control plane)"
+        if self.in_flight >= self.max_in_flight:
+            return f"the relay is saturated: {self.in_flight} calls in flight (at most {self.max_in_flight})"
+        if self._started >= self.max_per_second:
+            return f"the relay is saturated: {self._started} calls this second (at most {self.max_per_second})"
+        self._started += 1
+        self.in_flight += 1
+        return None
+
+    def release(self) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
+
+    def update(self, body: dict[str, Any]) -> None:
+        if "saturated" in body:
+            self.forced = bool(body["saturated"])
+        for name in ("max_in_flight", "max_per_second", "retry_after_s"):
+            if name in body:
+                setattr(self, name, int(body[name]))
+
+    def describe(self) -> dict[str, Any]:
+        return {"saturated": self.forced, "max_in_flight": self.max_in_flight, "max_per_second": self.max_per_second,
+                "retry_after_s": self.retry_after_s, "in_flight": self.in_flight}

@@ -1,0 +1,103 @@
+"""Teams: prepaid balance in integer micro-USD with holds, registered tools, stored secrets,
+tokens, the ledger, and the credential ladder (own tool, then stored secret, then the relay's key).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakes.kernel.errors import ControlError
+
+OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
+
+
+@dataclass
+class Team:
+    team_id: str
+    name: str
+    token: str
+    balance_micro: int
+    tools: dict[str, str] = field(default_factory=dict)    # provider -> the team's own key
+    secrets: dict[str, str] = field(default_factory=dict)  # provider -> stored secret
+    holds: dict[str, dict[str, Any]] = field(default_factory=dict)  # call_id -> {amount_micro, endpoint_id}
+    ledger: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def holds_micro(self) -> int:
+        return sum(h["amount_micro"] for h in self.holds.values())
+
+    @property
+    def available_micro(self) -> int:
+        return self.balance_micro - self.holds_micro
+
+    def credential_for(self, provider: str) -> tuple[str, str | None]:
+        """The seed's ladder, first match wins: (kind, the key injected upstream or None for the relay's)."""
+        if provider in self.tools:
+            return OWN_TOOL, self.tools[provider]
+        if provider in self.secrets:
+            return SECRET, self.secrets[provider]
+        return RELAY_KEY, None
+
+    def hold(self, call_id: str, amount: int, endpoint_id: str) -> None:
+        self.holds[call_id] = {"amount_micro": amount, "endpoint_id": endpoint_id}
+
+    def settle(self, call_id: str, charged: int, at: str, endpoint_id: str) -> None:
+        """Release the call's hold and take ``charged`` (never more than the hold)."""
+        held = self.holds.pop(call_id, {"amount_micro": 0})["amount_micro"]
+        charged = min(charged, held)
+        if charged > 0:
+            self.balance_micro -= charged
+            self.ledger.append({"at": at, "kind": "call", "call_id": call_id, "endpoint_id": endpoint_id,
+                                "amount_micro": -charged, "balance_micro": self.balance_micro})
+
+    def topup(self, amount: int, at: str) -> None:
+        self.balance_micro += amount
+        self.ledger.append({"at": at, "kind": "topup", "call_id": None, "endpoint_id": None,
+                            "amount_micro": amount, "balance_micro": self.balance_micro})
+
+    def summary(self) -> dict[str, Any]:
+        return {"team_id": self.team_id, "team_name": self.name, "balance_micro": self.balance_micro,
+                "holds_micro": self.holds_micro, "balance_usd": round(self.balance_micro / 1_000_000, 6),
+                "tools": sorted(self.tools), "secrets": sorted(self.secrets)}
+
+    def to_state(self) -> dict[str, Any]:
+        return {"team_id": self.team_id, "name": self.name, "token": self.token, "balance_micro": self.balance_micro,
+                "tools": dict(self.tools), "secrets": dict(self.secrets), "ledger": list(self.ledger)}
+
+    @classmethod
+    def from_state(cls, raw: dict[str, Any]) -> Team:
+        team = cls(team_id=_text(raw["team_id"]), name=_text(raw["name"]), token=_text(raw["token"]),
+                   balance_micro=_micro(raw["balance_micro"]))
+        team.tools = {_text(k): _text(v) for k, v in dict(raw.get("tools", {})).items()}
+        team.secrets = {_text(k): _text(v) for k, v in dict(raw.get("secrets", {})).items()}
+        team.ledger = [dict(row) for row in raw.get("ledger", [])]
+        return team
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"expected a non-empty string, got {value!r}")
+    return value
+
+
+def _micro(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"expected a non-negative integer of micro-USD, got {value!r}")
+    return value
+
+
+def amount_field(body: dict[str, Any], name: str, *, minimum: int = 0) -> int:
+    """An integer micro-USD field of a control-plane body (400 otherwise)."""
+    value = body.get(name)
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum or value > 10**12:
+        raise ControlError(400, f"{name} must be an integer of micro-USD between {minimum} and 10^12",
+                           code="invalid_body")
+    return value
+
+
+def text_field(body: dict[str, Any], name: str) -> str:
+    value = body.get(name)
+    if not isinstance(value, str) or not value.strip() or len(value) > 500:
+        raise ControlError(400, f"{name} must be a non-empty string", code="invalid_body")
+    return value

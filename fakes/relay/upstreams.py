@@ -1,0 +1,207 @@
+"""Upstreams answered in process, never over the network.
+
+Every catalogued provider is answered by :class:`SimulatedUpstream` unless the user registered
+their own: a Python callable, an ASGI app (e.g. another fake's ``app``), or a canned response
+table. The documented rule of the simulated answers, for tests:
+
+- the entry's example input always hits; a ``domain`` or ``email`` under ``.invalid`` always misses;
+  any other input hits with probability ``hit_rate``, drawn from (seed, entry, input);
+- a parameter value containing ``fail-<status>`` (``fail-500``, ``fail-401``, ``fail-429``) makes the
+  upstream answer that status with its own body; ``fail-timeout`` makes it time out;
+- each provider allows ``upstream_rate_limit`` calls per clock minute per credential, then answers
+  its own 429 with ``Retry-After`` and ``X-RateLimit-*`` headers (every answer carries them);
+- a method and path the provider does not catalogue is the provider's own 404.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakes.kernel.http import dumps
+
+from . import data
+from .catalogue import Entry, example_params
+
+_FAIL = re.compile(r"fail-(timeout|[1-5][0-9][0-9])")
+
+
+@dataclass
+class UpstreamRequest:
+    method: str
+    host: str
+    path: str
+    query: str
+    params: dict[str, str]
+    headers: list[tuple[str, str]]
+    body: bytes
+    credential: str  # own_tool | secret | relay_key
+
+
+@dataclass
+class UpstreamResponse:
+    status: int
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes = b""
+
+
+class UpstreamTimeout(Exception):
+    """The upstream did not answer in time (the relay answers 504, never billed)."""
+
+
+Handler = Callable[[UpstreamRequest], "UpstreamResponse | Awaitable[UpstreamResponse]"]
+
+
+def json_answer(status: int, body: Any, headers: list[tuple[str, str]] | None = None) -> UpstreamResponse:
+    return UpstreamResponse(status, [("content-type", "application/json"), *(headers or [])], dumps(body))
+
+
+class SimulatedUpstream:
+    """The plausible, deterministic provider behind every catalogued entry."""
+
+    def __init__(self, seed: int, hit_rate: float, rate_limit: int) -> None:
+        self.seed = seed
+        self.hit_rate = hit_rate
+        self.rate_limit = rate_limit
+        self._window: dict[tuple[str, str], tuple[int, int]] = {}  # (provider, credential) -> (minute, calls)
+        self.unlimited: set[str] = set()  # providers whose limit is lifted (the benchmark's sample)
+
+    def answer(self, entry: Entry | None, provider: str, request: UpstreamRequest, now_ms: int) -> UpstreamResponse:
+        minute = now_ms // 60_000
+        bucket = (provider, request.credential)
+        seen_minute, calls = self._window.get(bucket, (minute, 0))
+        calls = calls + 1 if seen_minute == minute else 1
+        self._window[bucket] = (minute, calls)
+        reset_s = 60 - (now_ms // 1000) % 60
+        limits = [("x-ratelimit-limit", str(self.rate_limit)),
+                  ("x-ratelimit-remaining", str(max(0, self.rate_limit - calls))),
+                  ("x-ratelimit-reset", str(reset_s))]
+        if calls > self.rate_limit and provider not in self.unlimited:
+            return json_answer(429, {"error": "rate_limited", "message": f"{provider}: too many requests"},
+                               [*limits, ("retry-after", str(reset_s))])
+        for value in request.params.values():
+            failure = _FAIL.search(value)
+            if failure:
+                if failure.group(1) == "timeout":
+                    raise UpstreamTimeout(f"{provider} did not answer")
+                status = int(failure.group(1))
+                if status >= 500:  # a bare 5xx: some providers send no JSON at all
+                    return UpstreamResponse(status, [("content-type", "text/plain"), *limits],
+                                            f"{provider} upstream error {status}".encode())
+                return json_answer(status, {"error": f"upstream_{status}", "message": f"{provider} refused"}, limits)
+        if entry is None:
+            return json_answer(404, {"error": "not_found", "message": f"{provider} has no {request.method} "
+                                                                      f"{request.path}"}, limits)
+        if entry["kind"] == "write" or entry["kind"] == "verify":
+            hit = True
+        else:
+            hit = self.is_hit(entry, request.params)
+        rng = data.rng_for(self.seed, entry["id"], sorted(request.params.items()))
+        if not hit:
+            if entry["kind"] in ("people", "lookalikes", "jobs", "list"):
+                return json_answer(200, {"results": [], "total": 0}, limits)
+            return json_answer(404, {"error": "not_found", "message": "no match for this input"}, limits)
+        rows = _rows(request.params, rng.randint(1, 8))
+        status = 201 if entry["kind"] == "write" else 200
+        return json_answer(status, data.answer(entry["kind"], rng, request.params, rows), limits)
+
+    def is_hit(self, entry: Entry, params: dict[str, str]) -> bool:
+        if any(v.endswith(".invalid") for k, v in params.items() if k in ("domain", "email")):
+            return False
+        example = example_params(entry)
+        if all(params.get(name) == value for name, value in example.items()
+               if entry["input"]["queryParams"][name]["required"]):
+            return True
+        return data.unit_draw(self.seed, "hit", entry["id"], sorted(params.items())) < self.hit_rate
+
+
+def _rows(params: dict[str, str], drawn: int) -> int:
+    raw = params.get("limit", "")
+    return min(int(raw), 100, drawn + 2) if raw.isdigit() and int(raw) > 0 else drawn
+
+
+class CannedUpstream:
+    """A table of answers: first row whose method and path match (``*`` matches any)."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+
+    def __call__(self, request: UpstreamRequest) -> UpstreamResponse:
+        for row in self.rows:
+            if row.get("method", "*") in ("*", request.method) and row.get("path", "*") in ("*", request.path):
+                body = row.get("body")
+                headers = [(str(k).lower(), str(v)) for k, v in dict(row.get("headers") or {}).items()]
+                if isinstance(body, str):
+                    if not any(k == "content-type" for k, _ in headers):
+                        headers.append(("content-type", "text/plain; charset=utf-8"))
+                    return UpstreamResponse(int(row.get("status", 200)), headers, body.encode())
+                if not any(k == "content-type" for k, _ in headers):
+                    headers.append(("content-type", "application/json"))
+                return UpstreamResponse(int(row.get("status", 200)), headers, dumps(body))
+        return json_answer(404, {"error": "not_found", "message": f"no canned answer for {request.method} "
+                                                                  f"{request.path}"})
+
+
+def validate_canned(rows: Any) -> list[dict[str, Any]]:
+    if not isinstance(rows, list) or not rows or len(rows) > 1000:
+        raise ValueError("responses must be a non-empty list of {method, path, status, headers, body}")
+    checked = []
+    for row in rows:
+        if not isinstance(row, dict) or set(row) - {"method", "path", "status", "headers", "body"}:
+            raise ValueError("each response is an object with method, path, status, headers, body")
+        status = row.get("status", 200)
+        if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+            raise ValueError("status must be an integer from 100 to 599")
+        if not isinstance(row.get("method", "*"), str) or not isinstance(row.get("path", "*"), str):
+            raise ValueError("method and path must be strings")
+        headers = row.get("headers") or {}
+        if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+            raise ValueError("headers must be an object of strings")
+        checked.append({**row, "method": str(row.get("method", "*")).upper() if row.get("method") != "*" else "*"})
+    return checked
+
+
+class AsgiUpstream:
+    """An ASGI app called in process (another fake's ``app`` or the user's own)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, request: UpstreamRequest) -> UpstreamResponse:
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
+                 "scheme": "http", "path": request.path, "raw_path": request.path.encode(),
+                 "query_string": request.query.encode("latin-1"), "root_path": "",
+                 "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in request.headers],
+                 "server": (request.host or "upstream", 80), "client": ("127.0.0.1", 0)}
+        sent = False
+        status, headers, parts = 502, [], []
+
+        async def receive() -> dict[str, Any]:
+            nonlocal sent
+            if sent:
+                return {"type": "http.disconnect"}
+            sent = True
+            return {"type": "http.request", "body": request.body, "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            nonlocal status, headers
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])]
+            elif message["type"] == "http.response.body":
+                parts.append(message.get("body", b""))
+
+        await self.app(scope, receive, send)
+        return UpstreamResponse(status, headers, b"".join(parts))
+
+
+async def call_handler(handler: Handler, request: UpstreamRequest) -> UpstreamResponse:
+    result = handler(request)
+    if inspect.isawaitable(result):
+        result = await result
+    if not isinstance(result, UpstreamResponse):
+        raise TypeError(f"an upstream handler must return an UpstreamResponse, got {type(result).__name__}")
+    return result
