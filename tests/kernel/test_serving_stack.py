@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from fakes.kernel import server
-from tests.docker.serving import clean_env, fakes_command, free_port, ready_services, running
+from tests.support.serving import clean_env, fakes_command, free_port, ready_services, running
 
 from .tiny import NotesFake
 
