@@ -24,6 +24,7 @@ from .gateway import GatewayApp
 from .server import PortInUse, bind_socket, serve_until, stack_description
 from .server import run as run_on_fast_loop
 from .settings import SettingsError
+from .verdicts import check_owners, serve_summary
 
 
 class CliError(Exception):
@@ -57,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a service setting (repeatable); see `fakes list --settings`")
     serve.add_argument("--journal-size", type=_positive_int, default=_env("FAKES_JOURNAL_SIZE", "1000"),
                        help="requests kept per fake in the journal (default 1000)")
+    serve.add_argument("--silence-rule", action="append", default=_list_env("FAKES_SILENCE_RULES"),
+                       metavar="SVC/RULE", dest="silence_rules",
+                       help="record no verdict for this client rule (id or glob, repeatable; docs/verdicts.md)")
     serve.add_argument("--log-level", default=_env("FAKES_LOG_LEVEL", "warning"))
 
     listing = sub.add_parser("list", help="list the services, their default ports and settings")
@@ -145,6 +149,7 @@ def select_services(only: str | None) -> list[str]:
 def make_fakes(
     names: Sequence[str], *, seed: int, clock: Clock | str, settings: dict[str, dict[str, str]] | None = None,
     prefixes: dict[str, str] | None = None, control_token: str | None = None, journal_size: int = 1000,
+    silence_rules: Sequence[str] = (),
 ) -> dict[str, Fake]:
     settings = settings or {}
     prefixes = prefixes or {}
@@ -156,7 +161,7 @@ def make_fakes(
         try:
             fakes[name] = registry.fake_class(name)(
                 seed=seed, clock=clock, prefix=prefixes.get(name, ""), control_token=control_token,
-                journal_size=journal_size, overrides=settings.get(name, {}),
+                journal_size=journal_size, overrides=settings.get(name, {}), silence_rules=list(silence_rules),
             )
         except SettingsError:
             raise
@@ -176,13 +181,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ClockError as exc:
         raise CliError(str(exc)) from None
     settings = parse_assignments(args.settings)
+    check_owners(args.silence_rules, registry.service_names())
     prefixes = parse_prefixes(args.prefix)
     if args.gateway is not None:
         for name in names:
             prefixes.setdefault(name, registry.GATEWAY_PREFIXES[name])
     # Each fake gets its own clock, so that resetting one fake never rewinds another's time.
     fakes = make_fakes(names, seed=args.seed, clock=args.clock, settings=settings, prefixes=prefixes,
-                       control_token=args.control_token, journal_size=args.journal_size)
+                       control_token=args.control_token, journal_size=args.journal_size,
+                       silence_rules=args.silence_rules)
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
     bindings: list[tuple[Any, Any]] = []
@@ -205,6 +212,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"serving on: {stack_description()}")
     print("Ctrl-C to stop.", flush=True)
     run_on_fast_loop(_serve_forever(bindings, args.log_level))
+    print(serve_summary(fakes), flush=True)  # what the clients broke, once the servers stopped
     return 0
 
 
