@@ -15,12 +15,15 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.requests import Request
 
 from .clock import iso_ms
 from .settings import SettingsError
+
+if TYPE_CHECKING:
+    from .fake import Fake
 
 VERDICTS_KEY = "fakes.verdicts"
 SILENCE_ENV = "FAKES_SILENCE_RULES"
@@ -169,3 +172,42 @@ def summary_line(service: str, verdicts: list[dict[str, Any]]) -> str:
     counts = ", ".join(f"{v['id']} x{v['count']}" for v in verdicts)
     rules = "rule" if len(verdicts) == 1 else "rules"
     return f"{service}: {len(verdicts)} {rules} broken ({errors} error{'' if errors == 1 else 's'}) - {counts}"
+
+
+def check_owners(patterns: Iterable[str], services: Iterable[str]) -> None:
+    """Refuse silence patterns that name no known service (``fakes serve --silence-rule``)."""
+    known = list(services)
+    for pattern in patterns:
+        owner, slash, _ = pattern.partition("/")
+        if not slash or not fnmatch.filter(known, owner):
+            raise SettingsError(f"silence rule {pattern!r}: a rule id is SERVICE/RULE with SERVICE one of "
+                                f"{', '.join(known)}")
+
+
+def verdicts_of_worlds(fake: Fake, severity: str | None = None) -> list[tuple[str | None, list[dict[str, Any]]]]:
+    """``(world id, verdicts)`` of a fake (world None) and of each of its worlds that broke a rule."""
+    found: list[tuple[str | None, list[dict[str, Any]]]] = [(None, fake.verdicts(severity))]
+    worlds = getattr(fake, "worlds", None)
+    if worlds is None:  # a world itself, or a fake without worlds
+        return found
+    for world_id in worlds.ids():
+        try:
+            world = worlds.get(world_id, create=False)
+        except KeyError:  # deleted meanwhile
+            continue
+        verdicts = world.verdicts(severity)
+        if verdicts:
+            found.append((world_id, verdicts))
+    return found
+
+
+def serve_summary(fakes: dict[str, Fake]) -> str:
+    """What ``fakes serve`` prints when it stops: per fake (and world) the rules its clients broke."""
+    lines = ["contract-fakes: client verdicts (docs/verdicts.md)"]
+    for name, fake in fakes.items():
+        for world_id, verdicts in verdicts_of_worlds(fake):
+            label = name if world_id is None else f"{name} (world {world_id})"
+            lines.append("  " + summary_line(label, verdicts))
+            lines.extend(f"    {v['id']} [{v['severity']}] x{v['count']}, first: {describe_offence(v['first'])}"
+                         for v in verdicts)
+    return "\n".join(lines)
