@@ -72,17 +72,19 @@ def test_stop_does_not_wait_for_uvicorns_tick() -> None:
 
 
 def test_stop_closes_the_listener_and_lets_an_in_flight_response_finish() -> None:
-    fake = NotesFake()
-    fake.add_fault(path="/notes", latency_ms=300)  # delays, then passes through
-    thread = server.ServerThread([(fake.app, "127.0.0.1", 0)])
+    async def slow(scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
+        await asyncio.sleep(0.3)  # work in progress when the server is asked to stop
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})  # type: ignore[operator]
+        await send({"type": "http.response.body", "body": b"ok"})  # type: ignore[operator]
+
+    thread = server.ServerThread([(slow, "127.0.0.1", 0)])
     ((host, port),) = thread.start()
-    answers: list[int] = []
-    slow = threading.Thread(target=lambda: answers.append(
-        httpx.get(f"http://{host}:{port}/notes", timeout=5).status_code))
-    slow.start()
-    time.sleep(0.15)  # the request is in (its fault holds it 0.3 s)
+    answers: list[bytes] = []
+    client = threading.Thread(target=lambda: answers.append(httpx.get(f"http://{host}:{port}/", timeout=5).content))
+    client.start()
+    time.sleep(0.15)  # the request is in
     thread.stop()
-    slow.join(5)
-    assert answers == [200]
+    client.join(5)
+    assert answers == [b"ok"]
     with pytest.raises(OSError), socket.create_connection((host, port), timeout=1):
         pass
