@@ -21,7 +21,7 @@ from typing import Any
 
 import uvicorn
 
-from .faults import DroppedConnection
+from .faults import DroppedConnection, stop_fault_delays
 
 try:  # uvloop does not exist on Windows; everywhere else it comes with uvicorn[standard]
     import uvloop
@@ -117,6 +117,7 @@ async def stop_servers(servers: Sequence[uvicorn.Server], grace: float = GRACE_S
             listener.close()
         for connection in list(server.server_state.connections):
             connection.shutdown()  # idle: closed now; busy: closed after its response
+    stop_fault_delays()  # requests waiting in a latency fault answer the service's 503 now
     loop = asyncio.get_running_loop()
     deadline = loop.time() + grace
     pause = 0.0  # closed transports report connection_lost on the loop's next turn
