@@ -13,6 +13,11 @@ For each service NAME (``-`` becomes ``_``):
 
 ``@pytest.mark.fake_settings("filings", scale="small")`` sets settings of the ``NAME_fake``
 fixtures; ``--fakes-seed N`` changes the seed (default 0).
+
+Strict mode (``--fakes-strict``, the ini option ``fakes_strict = true``, or the marker
+``@pytest.mark.fakes_strict``; ``@pytest.mark.fakes_strict(False)`` opts one test out) fails a
+test whose client broke an ``error`` client rule of any fake it got from these fixtures, with the
+rule, its explanation, its source and the offending request (see docs/verdicts.md).
 """
 
 from __future__ import annotations
@@ -29,15 +34,72 @@ import pytest
 from .. import registry
 from .clock import Clock
 from .fake import Fake
+from .verdicts import render_verdicts, verdicts_of_worlds
+
+#: the fakes a test got from this plugin's fixtures (strict mode judges their clients)
+FAKES_USED = pytest.StashKey[list[Fake]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--fakes-seed", type=int, default=0, help="seed of the contract-fakes fixtures")
+    parser.addoption("--fakes-strict", action="store_true", default=None,
+                     help="fail a test whose client broke an error client rule of a fake (docs/verdicts.md)")
+    parser.addini("fakes_strict", "strict mode for every test (see --fakes-strict)", type="bool", default=False)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "fake_settings(service, **settings): settings of that service's NAME_fake fixture")
+    config.addinivalue_line(
+        "markers", "fakes_strict(enabled=True): fail this test if its client broke an error client rule of a fake")
+
+
+def used_by_test(request: pytest.FixtureRequest, fake: Fake) -> Fake:
+    """Remember that this test uses ``fake`` (strict mode reads its verdicts after the test)."""
+    used = request.node.stash.setdefault(FAKES_USED, [])
+    if not any(known is fake for known in used):
+        used.append(fake)
+    return fake
+
+
+def is_strict(item: pytest.Item) -> bool:
+    marker = item.get_closest_marker("fakes_strict")
+    if marker is not None:
+        return bool(marker.args[0] if marker.args else marker.kwargs.get("enabled", True))
+    option = item.config.getoption("--fakes-strict")
+    return bool(option) if option is not None else bool(item.config.getini("fakes_strict"))
+
+
+def strict_report(fakes: list[Fake]) -> str:
+    """The readable failure of strict mode ("" when no error rule was broken)."""
+    sections: list[str] = []
+    errors, warnings = 0, set[str]()
+    for fake in fakes:
+        for world_id, verdicts in verdicts_of_worlds(fake):
+            warnings.update(v["id"] for v in verdicts if v["severity"] == "warning")
+            broken = [v for v in verdicts if v["severity"] == "error"]
+            if broken:
+                errors += len(broken)
+                label = fake.name if world_id is None else f"{fake.name} (world {world_id})"
+                sections.append(f"{label}:\n{render_verdicts(broken, indent='  ')}")
+    if not errors:
+        return ""
+    head = (f"contract-fakes strict mode: the client broke {errors} error rule{'s' if errors > 1 else ''} "
+            "(docs/verdicts.md)")
+    tail = [f"(also broken, warnings only: {', '.join(sorted(warnings))})"] if warnings else []
+    return "\n".join([head, *sections, *tail])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Strict mode: after a test that passed, fail it if its client broke an error rule."""
+    result = yield
+    fakes = item.stash.get(FAKES_USED, [])
+    if fakes and is_strict(item):
+        report = strict_report(fakes)
+        if report:
+            pytest.fail(report, pytrace=False)
+    return result
 
 
 @pytest.fixture
@@ -48,12 +110,16 @@ def fakes_clock() -> Clock:
 
 @pytest.fixture
 def make_fake(request: pytest.FixtureRequest, fakes_clock: Clock) -> Callable[..., Fake]:
+    """A factory of fakes for this test: ``make_fake("filings", scale="small", seed=3)``.
+
+    Each fake is new, on the test's shared clock (``fakes_clock``) unless ``clock=`` is given,
+    with the ``--fakes-seed`` seed unless ``seed=`` is given; strict mode judges its clients."""
     seed = request.config.getoption("--fakes-seed")
 
     def make(service: str, **kwargs: Any) -> Fake:
         kwargs.setdefault("seed", seed)
         kwargs.setdefault("clock", fakes_clock)
-        return registry.fake_class(service)(**kwargs)
+        return used_by_test(request, registry.fake_class(service)(**kwargs))
 
     return make
 
@@ -81,8 +147,10 @@ def service_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., An
         with fake.serve() as base_url:
             yield base_url
 
-    fake_fixture.__doc__ = f"A fresh in-process {service} fake (function scope)."
-    url_fixture.__doc__ = f"The {service} fake of this test served on a free loopback port: its base URL."
+    fake_fixture.__doc__ = (f"A fresh in-process {service} fake (function scope; settings from "
+                            f"@pytest.mark.fake_settings({service!r}, ...); judged in strict mode).")
+    url_fixture.__doc__ = (f"The {service} fake of this test ({stem}_fake) served on a free loopback port: "
+                           "its base URL.")
     return fake_fixture, url_fixture
 
 
@@ -136,7 +204,7 @@ def world_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., Any]
     def world_fixture(request: pytest.FixtureRequest, fakes_shared_servers: SharedServers) -> Iterator[Fake]:
         fake, _ = fakes_shared_servers.get(service, **_marker_settings(request, service))
         world_id = fakes_shared_servers.world_id(request.node.nodeid)
-        world = fake.world(world_id)
+        world = used_by_test(request, fake.world(world_id))
         try:
             yield world
         finally:
