@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from urllib.parse import unquote
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -220,6 +221,9 @@ class Worlds:
             world_id = path[4:] if end == -1 else path[4:end]
             rest = "/" if end == -1 else path[end:]
             mount = f"{WORLD_SEGMENT}/{world_id}"
+            if not _raw_segment_is(scope, mount):
+                world_id = _raw_world_segment(scope)  # e.g. a%2Fb: an id holding an encoded slash
+                rest = path[4 + len(unquote(world_id)):] or "/"
         else:
             named = _header(scope)
             if named is None:
@@ -245,6 +249,23 @@ class Worlds:
         control = rest == "/_fake" or rest.startswith("/_fake/")
         body = control_error_body(err) if control else self.parent.error_body(err)
         await json_response(body, status)(scope, receive, send)
+
+
+def _raw_segment_is(scope: Scope, mount: str) -> bool:
+    """Whether the undecoded path holds ``/_w/<id>`` as sent (percent-decoding can hide a "/")."""
+    raw: bytes | None = scope.get("raw_path")
+    if raw is None:
+        return True
+    token = mount.encode("utf-8", "surrogateescape")
+    at = raw.find(token + b"/")
+    return at != -1 or raw.endswith(token)
+
+
+def _raw_world_segment(scope: Scope) -> str:
+    raw: bytes = scope["raw_path"]
+    at = raw.find(WORLD_SEGMENT.encode() + b"/")
+    segment = raw[at + 4:].split(b"/", 1)[0] if at != -1 else raw
+    return segment.decode("latin-1")
 
 
 def _header(scope: Scope) -> str | None:

@@ -1,0 +1,101 @@
+"""Deleting or expiring a world frees its memory (measured), and idle expiry is off by default."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+import weakref
+
+import httpx
+
+from fakes.kernel.fake import Fake
+from fakes.kernel.worlds import Worlds
+
+from .conftest import make_root
+
+WORLDS = 60
+
+
+def busy_worlds(fake: Fake, prefix: str, count: int) -> list[weakref.ref[Fake]]:
+    """``count`` worlds that each answered requests and hold state; weak references to them."""
+    client = fake.client()
+    refs = []
+    for i in range(count):
+        world = fake.world(f"{prefix}{i}")
+        method, path = world.sample_request()
+        assert client.request(method, f"/_w/{prefix}{i}{path}", headers=world.auth_headers()).status_code < 300
+        client.post(f"/_w/{prefix}{i}/_fake/clock", json={"advance_seconds": 60})
+        refs.append(weakref.ref(world))
+    return refs
+
+
+def traced_bytes() -> int:
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0]
+
+
+def test_deleting_worlds_frees_their_memory(service: str) -> None:
+    fake = make_root(service, max_worlds=0)
+    busy_worlds(fake, "warm", 2)  # first-use costs (imports, shared caches) out of the figure
+    assert fake.worlds is not None and fake.worlds.clear() == 2
+    tracemalloc.start()
+    try:
+        before = traced_bytes()
+        refs = busy_worlds(fake, "w", WORLDS)
+        held = traced_bytes() - before
+        for i in range(WORLDS):
+            assert fake.client().delete(f"/_fake/worlds/w{i}").status_code == 200
+        left = traced_bytes() - before
+    finally:
+        tracemalloc.stop()
+    assert all(ref() is None for ref in refs), "a deleted world is still referenced"
+    assert held > WORLDS * 1024  # the worlds did hold memory ...
+    assert left < held * 0.1, f"{left} of {held} bytes still held after deleting every world"  # ... and gave it back
+
+
+def test_idle_worlds_expire_on_wall_time_and_free_their_memory(service: str) -> None:
+    fake = make_root(service, world_idle_expiry=30)
+    assert fake.worlds is not None
+    wall = [1000.0]
+    fake.worlds._monotonic = lambda: wall[0]  # the registry's wall clock, moved by hand
+    refs = busy_worlds(fake, "idle", 3)
+    client = fake.client()
+    fake.advance(10 * 86_400)  # the virtual clocks do not count: expiry is on wall time
+    fake.world("idle1").advance(10 * 86_400)
+    wall[0] += 20
+    assert client.get("/_w/idle0/_fake/health").status_code == 200  # idle0 used again
+    wall[0] += 15  # idle1 and idle2 now idle for 35 s, idle0 for 15 s
+    listed = client.get("/_fake/worlds").json()
+    assert [w["id"] for w in listed["worlds"]] == ["idle0"]
+    assert listed["idle_expiry_seconds"] == 30
+    gc.collect()
+    assert refs[0]() is not None and refs[1]() is None and refs[2]() is None
+    # an expired world comes back fresh on its next use
+    assert client.get("/_w/idle1/_fake/clock").json()["epoch_ms"] == fake.world("idle2").clock.now_ms()
+
+
+def test_expiry_is_off_by_default_and_sweeps_are_lazy() -> None:
+    fake = make_root("filings")
+    assert fake.worlds is not None and fake.worlds.idle_expiry is None
+    fake.world("kept")
+    assert fake.worlds.expire_idle() == []
+    now = [0.0]
+    worlds = Worlds(fake, idle_expiry=10, monotonic=lambda: now[0])
+    worlds.get("a")
+    now[0] = 9.0
+    worlds.get("b")
+    assert worlds.ids() == ["a", "b"]  # no sweep before the next one is due
+    now[0] = 12.0
+    assert worlds.expire_idle() == ["a"]
+    assert "a" not in worlds and "b" in worlds
+
+
+def test_a_world_of_a_served_fake_is_freed_after_its_requests(service: str) -> None:
+    fake = make_root(service)
+    with fake.serve() as base, httpx.Client(base_url=base) as http:
+        assert http.get("/_w/gone/_fake/health").status_code == 200
+        ref = weakref.ref(fake.world("gone"))
+        assert http.delete("/_fake/worlds/gone").status_code == 200
+        gc.collect()
+        assert ref() is None
+        assert http.get("/_fake/worlds").json()["count"] == 0
