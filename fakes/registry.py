@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 SERVICES: dict[str, str] = {
     "member-export": "fakes.member_export:MemberExportFake",
     "filings": "fakes.filings:FilingsFake",
+    "enrichment": "fakes.enrichment:EnrichmentFake",
     "relay": "fakes.relay:RelayFake",
+    "video": "fakes.video:VideoFake",
 }
 
 #: the gateway's path prefix of each service in single-port mode

@@ -1,0 +1,255 @@
+"""The enrichment service's rules: authentication, rate limits, billing and the cache window.
+
+Every request, REST or MCP, goes through :meth:`EnrichmentModel.begin` (key, trial, feeds due,
+rate limit) and then one operation; the answer carries its cost in tenths of a credit. Errors are
+:class:`ServiceError` with the cost header (and the rate-limit headers) already attached, so the
+header is on every response. Plain Python: no HTTP, time only from the fake's clock.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakes.kernel.clock import Clock
+from fakes.kernel.errors import ServiceError
+from fakes.kernel.verdicts import ClientRule
+
+from . import rules
+from .credits import DAY_MS, MINUTE_MS, Account, CreditError, Ledger, render, tenths
+from .data import short_id
+from .feeds import Feeds
+from .lookups import Lookups
+from .operations import BY_NAME, Operation, Param
+from .settings import EnrichmentSettings
+from .world import World
+
+CACHE_FREE_OPS = frozenset({"company_logo", "disposable_email", "credit_balance"})
+
+
+@dataclass
+class Call:
+    """One request in progress: who, which operation, and the headers every answer carries."""
+
+    op: Operation
+    account: Account | None
+    now_ms: int
+    headers: dict[str, str] = field(default_factory=dict)
+    flags: list[tuple[ClientRule, str]] = field(default_factory=list)
+
+
+@dataclass
+class Answer:
+    body: Any                       # a JSON value, bytes (the logo) or text (RSS)
+    status: int = 200
+    media_type: str = "application/json"
+
+
+class EnrichmentModel:
+    def __init__(self, clock: Clock, settings: EnrichmentSettings, seed: int) -> None:
+        self.clock = clock
+        self.settings = settings
+        self.seed = seed
+        self.ledger = Ledger(settings)
+        self.world = World(seed, settings.locale, settings.unknown_share)
+        self.feeds = Feeds(seed, settings.locale, self.world, settings.item_rate_per_week)
+        self.lookups = Lookups(self)
+        #: per account: (operation, normalised request) -> (paid at, record version)
+        self.cache: dict[str, dict[str, tuple[int, int]]] = {}
+        self.key_counter = 0
+
+    # -- accounts (control plane) --------------------------------------------------------------
+    def create_account(self, plan: str = "trial", credits: Any = None, *, rate_limited: bool = True,
+                       api_key: str | None = None) -> dict[str, Any]:
+        self.key_counter += 1
+        key = api_key or f"ek_{short_id(self.seed, 'api-key', self.key_counter, size=12)}"
+        if key in self.ledger.accounts:
+            raise CreditError(f"api key {key!r} exists already")
+        account = self.ledger.open(key, plan, self.clock.now_ms(), credits, rate_limited=rate_limited)
+        return self.ledger.describe(account, self.clock.now_ms())
+
+    def account_info(self, api_key: str) -> dict[str, Any]:
+        account = self._account_or_404(api_key)
+        now = self.clock.now_ms()
+        self._catch_up(account, now)
+        info = self.ledger.describe(account, now)
+        info["feeds"] = [f.id for f in self.feeds.owned(api_key)]
+        return info
+
+    def purchase(self, api_key: str, pack_usd: Any) -> dict[str, Any]:
+        account = self._account_or_404(api_key)
+        now = self.clock.now_ms()
+        self._catch_up(account, now)
+        record = self.ledger.purchase(account, pack_usd, now)
+        self.feeds.resume(api_key, now)
+        return {**record, "account": self.ledger.describe(account, now)}
+
+    def _account_or_404(self, api_key: str) -> Account:
+        account = self.ledger.accounts.get(api_key)
+        if account is None:
+            raise ServiceError(404, f"no account with api key {api_key!r}", code="not_found")
+        return account
+
+    # -- the request pipeline ------------------------------------------------------------------
+    def begin(self, op_name: str, api_key: str | None, account: Account | None = None,
+              flags: list[tuple[ClientRule, str]] | None = None) -> Call:
+        """Key (401), trial (403), feeds due, rate limit (429); the call then counts.
+
+        ``flags`` collects the client rules the request breaks, also when it is refused."""
+        op = BY_NAME[op_name]
+        now = self.clock.now_ms()
+        call = Call(op, None, now, {self.settings.cost_header: "0"}, flags if flags is not None else [])
+        if account is None:
+            account = self.ledger.accounts.get(api_key) if api_key else None
+            if account is None:
+                raise self.error(call, 401, "Invalid API Key. Pass it as Authorization: Bearer <API_KEY>."
+                                 if api_key else "No API key. Pass it as Authorization: Bearer <API_KEY>.")
+        call.account = account
+        if self.ledger.trial_expired(account, now):
+            raise self.error(call, 403, f"Your {self.settings.trial_days}-day trial has ended; buy a credit pack "
+                                        "or subscribe to keep using this key.")
+        self._catch_up(account, now)
+        if account.rate_limited:
+            self._rate_limit(call, account, now)
+        account.calls[op.name] = account.calls.get(op.name, 0) + 1
+        return call
+
+    def _catch_up(self, account: Account, now: int) -> None:
+        self.ledger.catch_up(account, now)
+        if self.feeds.feeds:
+            self.feeds.catch_up(account.api_key, now, lambda amount, at: self.ledger.charge(account, amount, at))
+
+    def _rate_limit(self, call: Call, account: Account, now: int) -> None:
+        bucket = call.op.bucket
+        limit = self.ledger.limit(account, bucket)
+        window = self.ledger.window(account, bucket, now)
+        reset_ms = window.start_ms + MINUTE_MS
+        call.headers["X-RateLimit-Limit"] = str(limit)
+        call.headers["X-RateLimit-Reset"] = str(reset_ms // 1000)
+        if window.used >= limit:
+            if window.refused:
+                call.flags.append((rules.RETRY_BEFORE_RETRY_AFTER,
+                                   f"{bucket} bucket called again {(reset_ms - now) / 1000:g} s before Retry-After "
+                                   "ran out"))
+            elif window.announced_zero:
+                call.flags.append((rules.IGNORED_RATE_LIMIT_HEADERS,
+                                   f"X-RateLimit-Remaining was 0 for the {bucket} bucket until {reset_ms // 1000}"))
+            window.refused = True
+            call.headers["X-RateLimit-Remaining"] = "0"
+            call.headers["Retry-After"] = str(max(1, math.ceil((reset_ms - now) / 1000)))
+            raise self.error(call, 429, f"Rate limited: {limit} {bucket} requests a minute on the "
+                                        f"{account.plan} plan. Retry after {call.headers['Retry-After']} s.")
+        window.used += 1
+        remaining = limit - window.used
+        window.announced_zero = window.announced_zero or remaining == 0
+        call.headers["X-RateLimit-Remaining"] = str(remaining)
+
+    def error(self, call: Call, status: int, message: str, *, charged: int = 0) -> ServiceError:
+        headers = dict(call.headers)
+        headers[self.settings.cost_header] = render(charged)
+        return ServiceError(status, message, headers=headers)
+
+    # -- parameters ----------------------------------------------------------------------------
+    def parse(self, call: Call, params: Mapping[str, str]) -> dict[str, Any]:
+        """The operation's query parameters, checked against the route table (400 otherwise)."""
+        parsed: dict[str, Any] = {}
+        for spec in call.op.params:
+            raw = params.get(spec.name)
+            if raw is None or raw == "":
+                if spec.required:
+                    raise self.error(call, 400, f"Missing required parameter '{spec.name}'.")
+                continue
+            parsed[spec.name] = self._value(call, spec, raw)
+        return parsed
+
+    def _value(self, call: Call, spec: Param, raw: str) -> Any:
+        if len(raw) > spec.max_length:
+            raise self.error(call, 400, f"Parameter '{spec.name}' is longer than {spec.max_length} characters.")
+        if spec.kind == "boolean":
+            if raw == "true":
+                return True
+            if raw == "false":
+                return False
+            raise self.error(call, 400, f"Parameter '{spec.name}' must be true or false, got {raw!r}.")
+        if spec.kind == "integer":
+            if not raw.isascii() or not raw.isdigit() or len(raw) > 9:
+                raise self.error(call, 400, f"Parameter '{spec.name}' must be an integer, got {raw!r}.")
+            value = int(raw)
+            low, high = spec.minimum, spec.maximum
+            if (low is not None and value < low) or (high is not None and value > high):
+                raise self.error(call, 400, f"Parameter '{spec.name}' must be between {spec.minimum} and "
+                                            f"{spec.maximum}, got {value}.")
+            return value
+        if spec.pattern is not None and not re.fullmatch(spec.pattern, raw.strip()):
+            raise self.error(call, 400, f"Parameter '{spec.name}' must match {spec.pattern}, got {raw!r}.")
+        if spec.enum and raw not in spec.enum:
+            raise self.error(call, 400, f"Parameter '{spec.name}' must be one of {', '.join(spec.enum)}, got {raw!r}.")
+        if "\x00" in raw:
+            raise self.error(call, 400, f"Parameter '{spec.name}' holds a NUL character.")
+        return raw
+
+    # -- billing -------------------------------------------------------------------------------
+    def cached_at(self, call: Call, key: str, version: int, mode: str) -> int | None:
+        """When this account last paid for ``key`` if that answer may be served again for free."""
+        assert call.account is not None
+        entry = self.cache.get(call.account.api_key, {}).get(key)
+        if entry is None or entry[1] != version or mode == "never":
+            return None
+        if mode in ("if-present", "if-present-only"):
+            return entry[0]
+        days = self.settings.updates_cache_window_days if call.op.name == "company_updates" else \
+            self.settings.cache_window_days
+        return entry[0] if call.now_ms - entry[0] < days * DAY_MS else None
+
+    def remember(self, call: Call, key: str, version: int) -> None:
+        assert call.account is not None
+        self.cache.setdefault(call.account.api_key, {})[key] = (call.now_ms, version)
+
+    def paid_within_window(self, call: Call, key: str, version: int) -> bool:
+        assert call.account is not None
+        entry = self.cache.get(call.account.api_key, {}).get(key)
+        return (entry is not None and entry[1] == version
+                and call.now_ms - entry[0] < self.settings.cache_window_days * DAY_MS)
+
+    def settle(self, call: Call, cost: int) -> None:
+        """Charge a successful answer: at least the minimum, 403 (nothing charged) when short."""
+        assert call.account is not None
+        if cost > 0 and call.op.billed:
+            cost = max(cost, tenths(self.settings.minimum_charge))
+        if not self.ledger.charge(call.account, cost, call.now_ms):
+            balance = self.ledger.balance(call.account, call.now_ms)
+            raise self.error(call, 403, f"Insufficient credits: this call costs {render(cost)} credits, your "
+                                        f"balance is {render(balance)}. Buy a credit pack to continue.")
+        call.headers[self.settings.cost_header] = render(cost)
+
+    def charge_failure(self, call: Call, base_cost: float) -> int:
+        """The real service's charging of some 404s (setting charge_failed_like_real); returns tenths."""
+        if not self.settings.charge_failed_like_real or call.account is None:
+            return 0
+        amount = tenths(base_cost)
+        return amount if self.ledger.charge(call.account, amount, call.now_ms) else 0
+
+    # -- state ---------------------------------------------------------------------------------
+    def to_state(self) -> dict[str, Any]:
+        return {"accounts": [a.to_state() for a in self.ledger.accounts.values()], "world": self.world.to_state(),
+                "feeds": self.feeds.to_state(), "cache": {k: {ck: list(v) for ck, v in entries.items()}
+                                                          for k, entries in self.cache.items()},
+                "key_counter": self.key_counter}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        accounts = {}
+        for raw in state["accounts"]:
+            account = Account.from_state(dict(raw))
+            accounts[account.api_key] = account
+        self.world.load_state(dict(state["world"]))
+        self.feeds.load_state(dict(state["feeds"]))
+        for feed in self.feeds.feeds.values():
+            if feed.owner not in accounts:
+                raise ValueError(f"feed {feed.id} belongs to an unknown account")
+        self.cache = {str(k): {str(ck): (int(v[0]), int(v[1])) for ck, v in dict(entries).items()}
+                      for k, entries in dict(state["cache"]).items()}
+        self.ledger.accounts = accounts
+        self.key_counter = int(state["key_counter"])

@@ -1,0 +1,135 @@
+"""The public API: every operation of the route table at the seed's path and the real /api paths.
+
+A request goes: bearer key (or the RSS token) -> model.begin (401, trial 403, 429) -> the
+operation (400, 404, 403 out of credits) -> the answer with its cost header. Every answer of this
+router carries the cost header, errors and unknown routes included (a catch-all route answers
+404/405 here instead of the kernel, which knows no service headers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+
+from fakes.kernel.errors import ServiceError
+from fakes.kernel.http import bearer_token, json_response, parse_query, read_json
+from fakes.kernel.verdicts import ClientRule, flag
+
+from .feeds import FeedError
+from .llms import llms_full_txt, llms_txt
+from .model import Answer, Call, EnrichmentModel
+from .operations import OPERATIONS, Operation
+
+if TYPE_CHECKING:
+    from . import EnrichmentFake
+
+log = logging.getLogger("fakes.enrichment")
+ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+MAX_BODY = 1_000_000
+
+
+def base_of(request: Request) -> str:
+    """Scheme, host and mount prefix of this request: links in answers point back at this fake."""
+    return str(request.base_url).rstrip("/")
+
+
+def service_routes(fake: EnrichmentFake) -> list[BaseRoute]:
+    by_path: dict[str, dict[str, tuple[Operation, bool]]] = {}
+    for op in OPERATIONS:
+        for path in op.paths:
+            by_path.setdefault(path, {})[op.method] = (op, path.startswith("/api/"))
+
+    def endpoint_for(methods: dict[str, tuple[Operation, bool]]) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            chosen = methods.get(request.method)
+            if chosen is None:
+                raise ServiceError(405, f"Method {request.method} is not allowed here.",
+                                   headers={fake.settings.cost_header: "0", "Allow": ", ".join(sorted(methods))})
+            return await serve(fake, request, *chosen)
+        return endpoint
+
+    routes: list[BaseRoute] = [Route(path, endpoint_for(methods), methods=ALL_METHODS)
+                               for path, methods in by_path.items()]
+
+    async def llms(request: Request) -> Response:
+        text = llms_full_txt(fake.settings) if request.url.path.endswith("llms-full.txt") else llms_txt(fake.settings)
+        return PlainTextResponse(text, headers={fake.settings.cost_header: "0"})
+
+    async def fallback(request: Request) -> Response:
+        if request.url.path.endswith("/openapi.json") and request.method == "GET":
+            return json_response(fake.openapi())
+        raise ServiceError(404, f"No such resource: {request.method} {request.url.path}.",
+                           headers={fake.settings.cost_header: "0"})
+
+    routes += [Route("/llms.txt", llms, methods=["GET"]), Route("/llms-full.txt", llms, methods=["GET"]),
+               Mount("/mcp", app=fake.mcp_app()),
+               Route("/{anything:path}", fallback, methods=ALL_METHODS)]
+    return routes
+
+
+async def serve(fake: EnrichmentFake, request: Request, op: Operation, real: bool) -> Response:
+    model: EnrichmentModel = fake.model  # read per request: reset/import replace it
+    flags: list[tuple[ClientRule, str]] = []
+    try:
+        params = parse_query(request)
+        account = rss_account(model, op, request) if op.name == "feed_rss" else None
+        call = model.begin(op.name, bearer_token(request), account, flags)
+        body = await read_body(model, call, request) if op.body else None
+        await simulate_latency(fake, op)
+        answer = model.lookups.run(call, params, base=base_of(request), real=real, body=body,
+                                   path_params=request.path_params)
+    finally:
+        for rule, detail in flags:
+            flag(request, rule, detail)
+    return render(answer, call)
+
+
+def render(answer: Answer, call: Call) -> Response:
+    if isinstance(answer.body, (bytes, str)):
+        return Response(answer.body, answer.status, headers=call.headers, media_type=answer.media_type)
+    return json_response(answer.body, answer.status, call.headers)
+
+
+def rss_account(model: EnrichmentModel, op: Operation, request: Request) -> Any:
+    """The RSS document needs no key: the feed's token (or a public feed) lets the reader in."""
+    feed_id = request.path_params.get("feed_id", "")
+    feed = model.feeds.feeds.get(feed_id)
+    header = {model.settings.cost_header: "0"}
+    if feed is None:
+        raise ServiceError(404, "Feed not found.", headers=header)
+    if not feed.is_public and request.query_params.get("token") != feed.token:
+        raise ServiceError(401, "This feed is private: pass its token (see rss_url).", headers=header)
+    return model.ledger.accounts[feed.owner]
+
+
+async def read_body(model: EnrichmentModel, call: Call, request: Request) -> Any:
+    raw_length = request.headers.get("content-length", "0")
+    if raw_length.isdigit() and int(raw_length) > MAX_BODY:
+        raise model.error(call, 413, "The request body is too large.")
+    try:
+        return await read_json(request)
+    except ServiceError as err:
+        raise model.error(call, 400, err.message) from None
+
+
+async def simulate_latency(fake: EnrichmentFake, op: Operation) -> None:
+    seconds = fake.settings.latency_s.get(op.name)
+    if not seconds:
+        return
+    seconds = min(float(seconds), float(op.timeout_s))  # never past the documented read timeout
+    clock = fake.clock
+    if clock.mode != "manual":
+        await asyncio.sleep(seconds / clock.rate)
+    elif fake.settings.latency_in_manual_clock == "advance":
+        clock.advance(seconds)
+    elif fake.settings.latency_in_manual_clock == "sleep":
+        await asyncio.sleep(seconds)
+
+
+__all__ = ["FeedError", "service_routes"]

@@ -1,0 +1,103 @@
+"""Settings of the enrichment fake; defaults are the seed's values (seed 001, part A).
+
+Where the real service (NinjaPear) differs from the seed, the seed is the default and the real
+behaviour is a setting away: ``cost_header="X-NinjaPear-Credit-Cost"``,
+``charge_failed_like_real=True``, ``details_max_cost=8``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fakes.kernel.settings import FakeSettings, SettingsError
+
+PLANS = ("trial", "payg", "sub_49", "sub_299", "sub_899", "sub_1899")
+SUBSCRIPTIONS = PLANS[2:]
+
+#: base cost of each paid operation in credits (the seed's table; the reference where it is silent)
+DEFAULT_COSTS: dict[str, float] = {
+    "company_details": 3, "employee_count": 2, "company_funding": 2, "company_updates": 2,
+    "company_website": 1, "customer_listing": 1, "competitor_listing": 0, "product_listing": 3,
+    "person_profile": 3, "work_email": 2, "similar_people": 10, "employee_search": 2,
+}
+DEFAULT_MCP_HOSTS = [
+    "127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*", "testserver",
+    "enrichment", "enrichment:*", "enrichment.localhost", "enrichment.localhost:*",
+    "fakes", "fakes:*", "gateway", "gateway:*", "0.0.0.0:*",
+]
+
+
+@dataclass
+class EnrichmentSettings(FakeSettings):
+    cost_header: str = field(default="X-Service-Credit-Cost", metadata={
+        "help": "name of the credit-cost header on every response (real service: X-NinjaPear-Credit-Cost)"})
+    cache_age_header: str = field(default="X-Service-Cache-Age-Days", metadata={
+        "help": "name of the cache-age header of cacheable answers (real: X-NinjaPear-Cache-Age-Days)"})
+    cache_window_days: int = field(default=29, metadata={
+        "help": "freshness window of use_cache=if-recent: a repeat inside it costs 0"})
+    updates_cache_window_days: int = field(default=1, metadata={
+        "help": "freshness window of company updates (the reference: if-recent means 1 day there)"})
+    unknown_share: float = field(default=0.02, metadata={
+        "help": "share of websites (besides *.invalid) that are unknown: 404"})
+    charge_failed_like_real: bool = field(default=False, metadata={
+        "help": "charge website lookups and 404-no-data answers as the real service does (the seed: "
+                "failed requests are never charged)"})
+    costs: dict[str, float] = field(default_factory=dict, metadata={
+        "help": "base credits per operation, over the built-in table (e.g. {\"product_listing\": 3})"})
+    details_max_cost: float = field(default=6, metadata={
+        "help": "cap of company details with every flag (seed: up to 6; real: 8)"})
+    minimum_charge: float = field(default=0.1, metadata={
+        "help": "least credits a successful, uncached paid call costs"})
+    trial_days: int = field(default=3, metadata={"help": "lifetime of a trial key"})
+    trial_credits: float = field(default=10, metadata={"help": "credits of a new trial account"})
+    pack_min_usd: int = field(default=10, metadata={"help": "smallest credit pack"})
+    credits_per_usd: int = field(default=10, metadata={"help": "credits a pack gives per dollar"})
+    small_pack_expiry_days: int = field(default=30, metadata={"help": "expiry of the smallest pack's credits"})
+    large_pack_expiry_days: int = field(default=90, metadata={"help": "expiry of larger packs' credits"})
+    subscription_credits: dict[str, float] = field(default_factory=lambda: {
+        "sub_49": 490, "sub_299": 2990, "sub_899": 8990, "sub_1899": 18990}, metadata={
+        "help": "credits granted every 30 days per subscription (unused ones lapse at the next grant)"})
+    paid_per_minute: int = field(default=50, metadata={"help": "paid requests a minute, every plan"})
+    free_per_minute: dict[str, int] = field(default_factory=lambda: {
+        "trial": 2, "payg": 2, "sub_49": 20, "sub_299": 50, "sub_899": 100, "sub_1899": 300}, metadata={
+        "help": "free-endpoint requests a minute per plan"})
+    latency_s: dict[str, float] = field(default_factory=dict, metadata={
+        "help": "simulated latency per operation name (seconds; capped by the documented read timeouts)"})
+    latency_in_manual_clock: str = field(default="none", metadata={
+        "help": "what latency does on a manual clock: none, advance (moves the clock) or sleep"})
+    real_paths_client_shapes: bool = field(default=True, metadata={
+        "help": "answer the /api/... paths in the shapes the official client 1.6.0 parses: integer "
+                "credit_balance (floor, exact value in credit_balance_exact), updates without youtube items"})
+    work_email_hit_share: float = field(default=0.8, metadata={"help": "share of work-email lookups that hit"})
+    item_rate_per_week: float = field(default=3.0, metadata={
+        "help": "average blog/X/video updates a company publishes per week"})
+    max_targets_per_feed: int = field(default=100, metadata={"help": "targets a feed may hold"})
+    mcp_allowed_hosts: list[str] = field(default_factory=lambda: list(DEFAULT_MCP_HOSTS), metadata={
+        "help": "Host values the MCP endpoint accepts (DNS-rebinding check; \"*\" turns the check off)"})
+    locale: str = field(default="en_US", metadata={"help": "faker locale of the generated data"})
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.cost_header.strip() != "" and ":" not in self.cost_header, "cost_header must be a header name"),
+            (self.cache_window_days >= 0 and self.updates_cache_window_days >= 0, "cache windows must be >= 0"),
+            (0 <= self.unknown_share <= 1, "unknown_share must be between 0 and 1"),
+            (all(k in DEFAULT_COSTS and v >= 0 for k, v in self.costs.items()), "costs names an unknown operation"),
+            (self.details_max_cost >= 0 and self.minimum_charge >= 0, "costs must be >= 0"),
+            (self.trial_days >= 0 and self.trial_credits >= 0, "trial settings must be >= 0"),
+            (self.pack_min_usd >= 1 and self.credits_per_usd >= 1, "packs need at least $1 and 1 credit per $"),
+            (set(self.subscription_credits) <= set(SUBSCRIPTIONS), "subscription_credits names an unknown plan"),
+            (set(self.free_per_minute) == set(PLANS), "free_per_minute needs every plan"),
+            (self.paid_per_minute >= 1 and min(self.free_per_minute.values(), default=1) >= 1,
+             "rate limits must be >= 1"),
+            (self.latency_in_manual_clock in ("none", "advance", "sleep"),
+             "latency_in_manual_clock must be none, advance or sleep"),
+            (0 <= self.work_email_hit_share <= 1, "work_email_hit_share must be between 0 and 1"),
+            (self.item_rate_per_week >= 0, "item_rate_per_week must be >= 0"),
+            (self.max_targets_per_feed >= 1, "max_targets_per_feed must be >= 1"),
+        ]
+        problems = [message for ok, message in checks if not ok]
+        if problems:
+            raise SettingsError("enrichment: " + "; ".join(problems))
+
+    def cost(self, operation: str) -> float:
+        return self.costs.get(operation, DEFAULT_COSTS[operation])

@@ -1,0 +1,428 @@
+"""The generated world: companies keyed by website, their people, funding, updates and relations.
+
+Every record is a pure function of (seed, identifier): asking for ``acme.com`` twice, in two
+processes, gives the same company. Records the control plane adds replace or extend generated
+ones. Nothing here knows about HTTP, credits or the clock (updates take "now" as an argument).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .data import mix, pools, rng, short_id, unit
+
+WEEK_MS = 7 * 86_400_000
+#: updates are generated per week counted from this Monday (2020-01-06T00:00Z)
+EPOCH_WEEK_MS = 1_578_268_800_000
+UPDATE_SOURCES = ("blog", "x", "youtube")
+
+GICS = (45103010, 45103020, 45102010, 45102030, 40203010, 35202010, 25502020, 50203010, 45301020,
+        20106020, 30202030, 15101050, 20201050, 35101010, 40101015, 55101010)
+COMPANY_TYPES_PRIVATE = ("PRIVATELY_HELD", "PRIVATELY_HELD", "PRIVATELY_HELD", "PARTNERSHIP", "NON_PROFIT",
+                         "SELF_OWNED")
+EXECUTIVE_ROLES = (("CEO", "Chief Executive Officer"), ("CTO", "Chief Technology Officer"),
+                   ("CFO", "Chief Financial Officer"), ("COO", "Chief Operating Officer"),
+                   ("CMO", "Chief Marketing Officer"), ("FOUNDER", "Co-Founder"),
+                   ("VICE_PRESIDENT", "VP of Sales"), ("BOARD_MEMBER", "Board Member"))
+ROUND_TYPES = ("PRE_SEED", "SEED", "SERIES_A", "SERIES_B", "SERIES_C", "SERIES_D", "SERIES_E")
+SEARCH_ROLES = ("engineer", "software engineer", "sales", "marketing", "designer", "product manager",
+                "recruiter", "accountant", "data scientist", "support")
+TLDS = ("com", "com", "com", "io", "co", "ai", "net", "de", "co.uk")
+PRICING_MODELS = ("freemium", "subscription", "one-time", "payg", "enterprise", "unknown")
+REASONS = ("organic_keyword_overlap", "product_overlap")
+SCHOOLS = ("University of Michigan", "ETH Zurich", "University of Toronto", "Imperial College London",
+           "TU Munich", "University of Texas at Austin", "National University of Singapore",
+           "University of Melbourne", "Sorbonne University", "University of Cape Town")
+MAJORS = ("Computer Science", "Economics", "Mechanical Engineering", "Marketing", "Mathematics",
+          "Business Administration", "Physics", "Design", "Finance", "Psychology")
+COUNTRIES = (("US", "United States", "US-CA"), ("US", "United States", "US-NY"), ("GB", "United Kingdom", "GB-LND"),
+             ("DE", "Germany", "DE-BE"), ("FR", "France", "FR-IDF"), ("CA", "Canada", "CA-ON"),
+             ("SG", "Singapore", "SG-01"), ("NL", "Netherlands", "NL-NH"))
+
+
+def iso_ms(epoch_ms: int) -> str:
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _date(epoch_ms: int, fmt: str = "%Y-%m-%d") -> str:
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime(fmt)
+
+
+@dataclass(frozen=True)
+class PersonKey:
+    domain: str
+    first: str
+    last: str
+
+    @property
+    def id(self) -> str:
+        raw = f"{self.domain}|{self.first}|{self.last}".encode()
+        return "ps_" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    @property
+    def slug(self) -> str:
+        suffix = short_id(self.domain, self.first, self.last, size=3)
+        return f"{self.first}-{self.last}-{suffix}".lower().replace(" ", "-")
+
+    @classmethod
+    def from_id(cls, person_id: str) -> PersonKey | None:
+        if not person_id.startswith("ps_") or len(person_id) > 400:
+            return None
+        body = person_id[3:]
+        try:
+            raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode()
+        except (ValueError, UnicodeDecodeError):
+            return None
+        parts = raw.split("|")
+        if len(parts) != 3 or not all(parts):
+            return None
+        return cls(*parts)
+
+
+@dataclass
+class World:
+    """Generated companies and people of one seed, plus what the control plane added."""
+
+    seed: int
+    locale: str
+    unknown_share: float
+    custom_companies: dict[str, dict[str, Any]] = field(default_factory=dict)
+    custom_people: dict[str, dict[str, Any]] = field(default_factory=dict)   # person id -> fields
+    slugs: dict[str, str] = field(default_factory=dict)                      # slug -> person id
+    versions: dict[str, int] = field(default_factory=dict)                   # domain -> record version
+
+    # -- companies ---------------------------------------------------------------------------
+    def known(self, domain: str) -> bool:
+        if domain in self.custom_companies:
+            return True
+        if domain.endswith(".invalid") or domain == "invalid":
+            return False
+        return unit(self.seed, "unknown", domain) >= self.unknown_share
+
+    def company(self, domain: str) -> dict[str, Any] | None:
+        """The company's record (the details fields without URLs), or None when it is unknown."""
+        if not self.known(domain):
+            return None
+        base = generated_company(self.seed, self.locale, domain)
+        custom = self.custom_companies.get(domain)
+        return {**base, **custom} if custom else base
+
+    def version(self, domain: str) -> int:
+        return self.versions.get(domain, 0)
+
+    def add_company(self, domain: str, fields: dict[str, Any]) -> dict[str, Any]:
+        self.custom_companies[domain] = {**self.custom_companies.get(domain, {}), **fields}
+        self.versions[domain] = self.versions.get(domain, 0) + 1
+        record = self.company(domain)
+        assert record is not None
+        return record
+
+    def related(self, domain: str, kind: str, count: int) -> list[str]:
+        """``count`` other known companies related to ``domain`` (customers, partners, competitors)."""
+        out: list[str] = []
+        r = rng(self.seed, kind, domain)
+        p = pools(self.locale)
+        attempts = 0
+        while len(out) < count and attempts < count * 4 + 10:
+            attempts += 1
+            name = (r.choice(p.company_word) + r.choice(p.company_word)).lower()
+            candidate = f"{name}.{r.choice(TLDS)}"
+            if candidate != domain and candidate not in out and self.known(candidate):
+                out.append(candidate)
+        return out
+
+    def customers(self, domain: str) -> list[str]:
+        record = self.company(domain) or {}
+        return self.related(domain, "customer", int(record.get("_customer_count", 0)))
+
+    def partners(self, domain: str) -> list[str]:
+        record = self.company(domain) or {}
+        return self.related(domain, "partner", int(record.get("_partner_count", 0)))
+
+    def competitors(self, domain: str) -> list[tuple[str, str]]:
+        record = self.company(domain) or {}
+        found = self.related(domain, "competitor", int(record.get("_competitor_count", 0)))
+        return [(other, REASONS[mix(self.seed, "reason", domain, other) % 2]) for other in found]
+
+    # -- funding -----------------------------------------------------------------------------
+    def funding_rounds(self, domain: str) -> list[dict[str, Any]]:
+        record = self.company(domain)
+        if record is None:
+            return []
+        if "funding_rounds" in record:
+            return list(record["funding_rounds"])
+        r = rng(self.seed, "funding", domain)
+        p = pools(self.locale)
+        count = int(record["_round_count"])
+        year = int(record["founded_year"])
+        rounds = []
+        amount = r.choice((250_000, 500_000, 1_000_000))
+        for index in range(count):
+            year = min(2025, year + r.randint(1, 2))
+            investors = []
+            for _ in range(r.randint(1, 4)):
+                if r.random() < 0.25:
+                    investors.append({"name": f"{r.choice(p.first)} {r.choice(p.last)}", "website": None,
+                                      "type": "angel", "amount_usd": None})
+                else:
+                    word = r.choice(p.company_word)
+                    suffix = r.choice(("Ventures", "Capital", "Partners"))
+                    investors.append({"name": f"{word} {suffix}", "website": f"https://www.{word.lower()}"
+                                      f"{suffix.lower()}.com", "type": "company", "amount_usd": None})
+            unique = list({inv["name"]: inv for inv in investors}.values())
+            rounds.append({"round_type": ROUND_TYPES[min(index, len(ROUND_TYPES) - 1)],
+                           "date": f"{year}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
+                           "amount_usd": amount, "investors": unique})
+            amount *= r.choice((2, 3, 4))
+        if record.get("company_type") == "PUBLIC_COMPANY" and record.get("public_listing"):
+            rounds.append({"round_type": "IPO", "date": record["public_listing"]["ipo_date"],
+                           "amount_usd": amount * 5, "investors": []})
+        return rounds
+
+    # -- updates -----------------------------------------------------------------------------
+    def updates(self, domain: str, until_ms: int, since_ms: int | None = None, limit: int = 20,
+                rate_per_week: float = 3.0) -> list[dict[str, Any]]:
+        """Items published up to ``until_ms`` (and after ``since_ms``), newest first, at most ``limit``."""
+        record = self.company(domain)
+        if record is None or until_ms < EPOCH_WEEK_MS:
+            return []
+        out: list[dict[str, Any]] = []
+        week = (until_ms - EPOCH_WEEK_MS) // WEEK_MS
+        oldest_week = 0 if since_ms is None else max(0, (since_ms - EPOCH_WEEK_MS) // WEEK_MS)
+        for w in range(week, max(oldest_week, week - 104) - 1, -1):
+            for item in reversed(self._week_items(domain, w, rate_per_week, record)):
+                if item["_ms"] <= until_ms and (since_ms is None or item["_ms"] > since_ms):
+                    out.append(item)
+                    if len(out) >= limit:
+                        return out
+        return out
+
+    def _week_items(self, domain: str, week: int, rate: float, record: dict[str, Any]) -> list[dict[str, Any]]:
+        return week_items(self.seed, self.locale, domain, week, rate, str(record["_x_handle"]))
+
+    # -- people ------------------------------------------------------------------------------
+    def executives(self, domain: str) -> list[tuple[PersonKey, str, str]]:
+        """(person, role, title) of the company's leadership."""
+        r = rng(self.seed, "executives", domain)
+        p = pools(self.locale)
+        count = r.randint(2, 5)
+        picked = [EXECUTIVE_ROLES[0], *r.sample(EXECUTIVE_ROLES[1:], count - 1)]
+        return [(PersonKey(domain, r.choice(p.first), r.choice(p.last)), role, title) for role, title in picked]
+
+    def employees(self, domain: str, role: str) -> list[tuple[PersonKey, str]]:
+        """People of the company whose title matches ``role`` (deterministic, 0 to 8)."""
+        normalized = " ".join(role.lower().split())
+        r = rng(self.seed, "employees", domain, normalized)
+        p = pools(self.locale)
+        if self.company(domain) is None:
+            return []
+        customs = [(PersonKey.from_id(pid), str(f.get("role", ""))) for pid, f in self.custom_people.items()
+                   if f["_domain"] == domain and normalized in str(f.get("role", "")).lower()]
+        found = [(key, title) for key, title in customs if key is not None]
+        count = r.choice((0, 1, 2, 3, 3, 4, 5, 6, 8))
+        seniority = ("", "Senior ", "Lead ", "Principal ", "Head of ")
+        for _ in range(count):
+            key = PersonKey(domain, r.choice(p.first), r.choice(p.last))
+            found.append((key, f"{r.choice(seniority)}{normalized.title()}".strip()))
+        return found
+
+    def person_by_name(self, domain: str, first: str, last: str | None) -> PersonKey | None:
+        if self.company(domain) is None:
+            return None
+        first = first.strip()
+        if last:
+            key = PersonKey(domain, first, last.strip())
+        else:
+            for pid, f in self.custom_people.items():
+                if f["_domain"] == domain and str(f["first_name"]).lower() == first.lower():
+                    return PersonKey.from_id(pid)
+            r = rng(self.seed, "lastname", domain, first.lower())
+            key = PersonKey(domain, first, r.choice(pools(self.locale).last))
+        if key.id not in self.custom_people and unit(self.seed, "person-exists", key.id) < 0.1:
+            return None  # a seeded tenth of name lookups finds nobody
+        return key
+
+    def person(self, key: PersonKey, role: str | None = None) -> dict[str, Any]:
+        """The person profile fields (without URLs)."""
+        self.slugs.setdefault(key.slug, key.id)
+        custom = self.custom_people.get(key.id)
+        if custom and custom.get("role"):
+            role = str(custom["role"])
+        generated = generated_person(self.seed, self.locale, key, role, self)
+        if custom:
+            generated = {**generated, **{k: v for k, v in custom.items()
+                                         if not k.startswith("_") and k not in ("role", "work_email")}}
+            generated["full_name"] = " ".join(
+                str(part) for part in (generated.get("first_name"), generated.get("middle_name"),
+                                       generated.get("last_name")) if part)
+        return generated
+
+    def add_person(self, domain: str, fields: dict[str, Any]) -> tuple[PersonKey, dict[str, Any]]:
+        key = PersonKey(domain, str(fields["first_name"]), str(fields["last_name"]))
+        self.custom_people[key.id] = {**fields, "_domain": domain}
+        self.slugs[key.slug] = key.id
+        return key, self.person(key)
+
+    def work_email(self, domain: str, first: str, last: str | None, hit_share: float) -> str | None:
+        if self.company(domain) is None:
+            return None
+        for f in self.custom_people.values():
+            if (f["_domain"] == domain and str(f["first_name"]).lower() == first.lower()
+                    and (not last or str(f["last_name"]).lower() == last.lower()) and f.get("work_email")):
+                return str(f["work_email"])
+        if unit(self.seed, "email-hit", domain, first.lower(), (last or "").lower()) >= hit_share:
+            return None
+        local = first.lower() if not last else f"{first.lower()}.{last.lower()}"
+        local = "".join(ch for ch in local if ch.isalnum() or ch == ".") or "contact"
+        return f"{local}@{domain}"
+
+    # -- state -------------------------------------------------------------------------------
+    def to_state(self) -> dict[str, Any]:
+        return {"companies": self.custom_companies, "people": self.custom_people, "slugs": self.slugs,
+                "versions": self.versions}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        companies = dict(state["companies"])
+        people = dict(state["people"])
+        for fields in people.values():
+            if not isinstance(fields, dict) or "_domain" not in fields or "first_name" not in fields:
+                raise ValueError("a custom person needs _domain and first_name")
+        self.custom_companies = {str(k): dict(v) for k, v in companies.items()}
+        self.custom_people = {str(k): dict(v) for k, v in people.items()}
+        self.slugs = {str(k): str(v) for k, v in dict(state["slugs"]).items()}
+        self.versions = {str(k): int(v) for k, v in dict(state["versions"]).items()}
+
+
+@functools.lru_cache(maxsize=8192)
+def generated_company(seed: int, locale: str, domain: str) -> dict[str, Any]:
+    r = rng(seed, "company", domain)
+    p = pools(locale)
+    stem = domain.split(".")[0].replace("-", " ")
+    name = stem.title() + r.choice(("", "", " Inc.", " Ltd", " GmbH", " Labs", " Group"))
+    founded = r.randint(1950, 2023) if r.random() < 0.3 else r.randint(2005, 2023)
+    public = r.random() < 0.15
+    employees = max(1, int(r.lognormvariate(4.0, 1.6)))
+    if public:
+        employees = max(employees, r.randint(800, 90_000))
+    handle = stem.replace(" ", "").lower()[:15]
+    country, country_name, state = r.choice(COUNTRIES)
+    addresses = [{"address_type": "HEADQUARTERS", "line1": r.choice(p.street), "line2": None,
+                  "city": r.choice(p.city), "state": state.split("-", 1)[1], "postal_code": r.choice(p.postcode),
+                  "country_code": country, "country": country_name, "is_primary": True}]
+    for _ in range(r.randint(0, 2)):
+        other_country, other_name, other_state = r.choice(COUNTRIES)
+        addresses.append({"address_type": r.choice(("BRANCH", "BRANCH", "OFFICE_OTHER")).replace("OFFICE_", ""),
+                          "line1": r.choice(p.street), "line2": None, "city": r.choice(p.city),
+                          "state": other_state.split("-", 1)[1], "postal_code": r.choice(p.postcode),
+                          "country_code": other_country, "country": other_name, "is_primary": False})
+    listing = None
+    if public:
+        symbol = "".join(ch for ch in stem.upper() if ch.isalpha())[:4] or "XYZ"
+        ipo_year = r.randint(max(founded + 2, 1980), 2024)
+        listing = {"stock_symbol": symbol, "ipo_date": f"{ipo_year}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
+                   "isin": f"US{mix(seed, 'isin', domain) % 10**10:010d}",
+                   "figi": f"BBG{short_id(domain, size=5).upper()[:9]}",
+                   "cusip": f"{mix(seed, 'cusip', domain) % 10**9:09d}",
+                   "lei": short_id(seed, "lei", domain, size=10).upper(),
+                   "cik": f"{mix(seed, 'cik', domain) % 10**10:010d}",
+                   "sic_code": str(r.choice((7372, 7371, 3674, 2834))),
+                   "revenue_usd": employees * r.randint(150_000, 400_000), "revenue_captured_at": "2025-12-31",
+                   "ebitda_usd": employees * r.randint(10_000, 80_000), "ebitda_captured_at": "2025-12-31"}
+    employee_min = max(1, employees - employees // 5)
+    return {
+        "websites": [f"https://www.{domain}"],
+        "description": f"{name} {r.choice(p.bs)}. {r.choice(p.sentence)}",
+        "industry": r.choice(GICS),
+        "company_type": "PUBLIC_COMPANY" if public else r.choice(COMPANY_TYPES_PRIVATE),
+        "founded_year": founded,
+        "specialties": sorted({r.choice(p.bs).split(" ")[-1] for _ in range(r.randint(2, 5))}),
+        "name": name,
+        "tagline": r.choice(p.catch_phrase),
+        "cover_pic_url": f"https://www.{domain}/assets/cover.jpg",
+        "facebook_url": f"https://www.facebook.com/{handle}" if r.random() < 0.6 else None,
+        "twitter_url": f"https://x.com/{handle}",
+        "instagram_url": f"https://www.instagram.com/{handle}" if r.random() < 0.4 else None,
+        "employee_count": employees,
+        "employee_count_range_min": employee_min,
+        "employee_count_range_max": employees + employees // 5 + 1,
+        "follower_count": int(r.lognormvariate(7, 1.5)),
+        "following_count": r.randint(10, 2000),
+        "addresses": addresses,
+        "public_listing": listing,
+        "_x_handle": handle,
+        "_round_count": 0 if r.random() < 0.3 else r.randint(1, 5),
+        "_customer_count": r.choice((0, 3, 8, 15, 25, 40, 60)),
+        "_partner_count": r.randint(0, 8),
+        "_competitor_count": r.randint(0, 12),
+        "_product_count": r.randint(1, 4),
+    }
+
+
+@functools.lru_cache(maxsize=16384)
+def week_items(seed: int, locale: str, domain: str, week: int, rate: float, handle: str) -> list[dict[str, Any]]:
+    """The company's updates published in week ``week`` (oldest first); ``_ms`` is the instant."""
+    r = rng(seed, "week", domain, week)
+    p = pools(locale)
+    # a Poisson count with mean ``rate`` (Knuth's method; rates are small)
+    count, product, limit = 0, r.random(), pow(2.718281828459045, -rate)
+    while product > limit and count < 50:
+        count += 1
+        product *= r.random()
+    start = EPOCH_WEEK_MS + week * WEEK_MS
+    items = []
+    for index in sorted(r.randrange(WEEK_MS) for _ in range(count)):
+        at = start + index
+        roll = r.random()
+        source = "blog" if roll < 0.45 else "x" if roll < 0.9 else "youtube"
+        title = r.choice(p.catch_phrase)
+        ident = short_id(seed, domain, at, size=6)
+        if source == "blog":
+            url = f"https://www.{domain}/blog/{title.lower().replace(' ', '-')[:60]}-{ident[:4]}"
+        elif source == "x":
+            url = f"https://x.com/{handle}/status/{mix(seed, 'tweet', domain, at) % 10**18}"
+        else:
+            url = f"https://www.youtube.com/watch?v={ident[:11]}"
+        items.append({"url": url, "title": title, "description": r.choice(p.sentence),
+                      "image_url": f"https://www.{domain}/media/{ident}.jpg" if r.random() < 0.5 else None,
+                      "timestamp": iso_ms(at), "source": source, "_ms": at})
+    return items
+
+
+def generated_person(seed: int, locale: str, key: PersonKey, role: str | None, world: World) -> dict[str, Any]:
+    r = rng(seed, "person", key.id)
+    p = pools(locale)
+    company = world.company(key.domain) or {}
+    country, _, state = r.choice(COUNTRIES)
+    handle = f"{key.first}{key.last}".lower().replace(" ", "")[:15]
+    title = role or r.choice(p.job)
+    start_year = r.randint(2008, 2024)
+    experience = [{"role": title, "company_name": company.get("name", key.domain),
+                   "company_website": f"https://www.{key.domain}", "description": r.choice(p.sentence),
+                   "start_date": f"{start_year}-{r.randint(1, 12):02d}", "end_date": None}]
+    year = start_year
+    for other in world.related(key.domain, f"past-employer-{key.id}", r.randint(0, 3)):
+        end = year
+        year = max(1990, end - r.randint(1, 5))
+        other_record = world.company(other) or {}
+        experience.append({"role": r.choice(p.job), "company_name": other_record.get("name", other),
+                           "company_website": f"https://www.{other}", "description": r.choice(p.sentence),
+                           "start_date": f"{year}-{r.randint(1, 12):02d}", "end_date": f"{end}-{r.randint(1, 12):02d}"})
+    school_end = year - r.randint(0, 2)
+    education = [{"major": r.choice(MAJORS), "school": r.choice(SCHOOLS), "start_date": f"{school_end - 4}-09",
+                  "end_date": f"{school_end}-06"}]
+    return {
+        "id": key.id, "slug": key.slug,
+        "profile_pic_url": f"https://www.{key.domain}/team/{key.slug}.jpg",
+        "first_name": key.first, "middle_name": None, "last_name": key.last,
+        "full_name": f"{key.first} {key.last}",
+        "bio": f"{title} at {company.get('name', key.domain)}. {r.choice(p.sentence)}",
+        "follower_count": int(r.lognormvariate(5, 1.5)), "following_count": r.randint(20, 1500),
+        "country": country, "city": r.choice(p.city), "state": state,
+        "x_handle": handle, "x_profile_url": f"https://x.com/{handle}",
+        "personal_website": f"https://{handle}.dev" if r.random() < 0.3 else None,
+        "work_experience": experience, "education": education,
+    }
