@@ -1,0 +1,122 @@
+"""Seeded generated data: identifiers, keys, secrets, caption text and summaries.
+
+Every value is a pure function of (seed, kind, number) or (seed, video id), so two fakes with one
+seed answer byte for byte the same and a state export need only carry counters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+from faker import Faker
+
+ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+#: the 33 transcription languages of the reference's creation payload
+LANGUAGES = ("ar", "ca", "cs", "da", "de", "el", "en", "es", "fa", "fi", "fr", "he", "hi", "hr", "hu", "it", "ja",
+             "ko", "ml", "nl", "nn", "no", "pl", "pt", "ru", "sk", "sl", "te", "tr", "uk", "ur", "vi", "zh")
+LANGUAGE_NAMES = {
+    "ar": "العربية", "ca": "català", "cs": "čeština", "da": "dansk", "de": "Deutsch", "el": "Ελληνικά",
+    "en": "English", "es": "español", "fa": "فارسی", "fi": "suomi", "fr": "français", "he": "עברית",
+    "hi": "हिन्दी", "hr": "hrvatski", "hu": "magyar", "it": "italiano", "ja": "日本語", "ko": "한국어",
+    "ml": "മലയാളം", "nl": "Nederlands", "nn": "norsk nynorsk", "no": "norsk", "pl": "polski",
+    "pt": "português", "ru": "русский", "sk": "slovenčina", "sl": "slovenščina", "te": "తెలుగు",
+    "tr": "Türkçe", "uk": "українська", "ur": "اردو", "vi": "Tiếng Việt", "zh": "中文",
+}
+#: faker locales with their own sentences, per language (others fall back to English text)
+FAKER_LOCALES = {"ar": "ar_AA", "cs": "cs_CZ", "da": "da_DK", "de": "de_DE", "el": "el_GR", "en": "en_US",
+                 "es": "es_ES", "fa": "fa_IR", "fi": "fi_FI", "fr": "fr_FR", "he": "he_IL", "hi": "hi_IN",
+                 "hr": "hr_HR", "hu": "hu_HU", "it": "it_IT", "ja": "ja_JP", "ko": "ko_KR", "nl": "nl_NL",
+                 "no": "no_NO", "nn": "no_NO", "pl": "pl_PL", "pt": "pt_PT", "ru": "ru_RU", "sk": "sk_SK",
+                 "sl": "sl_SI", "tr": "tr_TR", "uk": "uk_UA", "vi": "vi_VN", "zh": "zh_CN"}
+
+
+def token(seed: int, kind: str, number: int, length: int = 22) -> str:
+    """``length`` base-62 characters, fixed by (seed, kind, number)."""
+    digest = int.from_bytes(hashlib.sha256(f"{seed}:{kind}:{number}".encode()).digest(), "big")
+    chars = []
+    for _ in range(length):
+        digest, index = divmod(digest, 62)
+        chars.append(ALPHABET[index])
+    return "".join(chars)
+
+
+def video_id(seed: int, number: int) -> str:
+    return "vi" + token(seed, "video", number)
+
+
+def project_id(seed: int, number: int) -> str:
+    return "pr" + token(seed, "project", number)
+
+
+def api_key(seed: int, environment: str, number: int) -> str:
+    # real keys are 43 characters of letters and digits; the environment is part of the draw
+    return token(seed, f"key:{environment}", number, 43)
+
+
+def webhook_id(seed: int, number: int) -> str:
+    return "webhook_" + token(seed, "webhook", number)
+
+
+def signature_secret(seed: int, number: int) -> str:
+    return "sig_sec_" + token(seed, "webhook-secret", number, 32)
+
+
+def summary_id(seed: int, number: int) -> str:
+    return "summary_" + token(seed, "summary", number)
+
+
+def access_token(seed: int, number: int) -> str:
+    return "at." + token(seed, "access", number, 40)
+
+
+def refresh_token(seed: int, number: int) -> str:
+    return "def502" + token(seed, "refresh", number, 58)
+
+
+def _generator(seed: int, video: str, language: str, what: str) -> Faker:
+    fake = Faker(FAKER_LOCALES.get(language, "en_US"))
+    fake.seed_instance(int.from_bytes(hashlib.sha256(f"{seed}:{video}:{language}:{what}".encode()).digest()[:8],
+                                      "big"))
+    return fake
+
+
+def caption_cues(seed: int, video: str, language: str, duration_s: float) -> list[tuple[float, float, str]]:
+    """One cue every 4 seconds over the source's length (at least one), text in ``language``."""
+    fake = _generator(seed, video, language, "captions")
+    cues = []
+    count = max(1, math.ceil(duration_s / 4))
+    for index in range(count):
+        start = index * 4.0
+        end = min(duration_s, start + 4.0) if duration_s > start else start + 1.0
+        cues.append((start, end, fake.sentence(nb_words=8)))
+    return cues
+
+
+def webvtt(cues: list[tuple[float, float, str]]) -> str:
+    def stamp(seconds: float) -> str:
+        millis = round(seconds * 1000)
+        hours, millis = divmod(millis, 3_600_000)
+        minutes, millis = divmod(millis, 60_000)
+        secs, millis = divmod(millis, 1000)
+        return f"{hours:02d}:{minutes:02d}:{secs:02d}.{millis:03d}"
+
+    blocks = ["WEBVTT", ""]
+    for number, (start, end, text) in enumerate(cues, 1):
+        blocks += [str(number), f"{stamp(start)} --> {stamp(end)}", text, ""]
+    return "\n".join(blocks)
+
+
+def summary(seed: int, video: str, language: str, attributes: tuple[str, ...]) -> dict[str, object]:
+    """``{"abstract", "takeaways"}`` (the reference allows at most 3 takeaways); the attribute not
+    requested is left out."""
+    fake = _generator(seed, video, language, "summary")
+    body: dict[str, object] = {}
+    abstract = fake.paragraph(nb_sentences=3)
+    takeaways = [fake.sentence(nb_words=10) for _ in range(3)]
+    if "abstract" in attributes:
+        body["abstract"] = abstract
+    if "takeaways" in attributes:
+        body["takeaways"] = takeaways
+    return body

@@ -1,0 +1,152 @@
+"""Projects, their two API keys (sandbox and production) and the bearer tokens of /auth/api-key.
+
+A fake plays one environment (setting ``environment``): the other environment's key of the same
+project is refused with 401 exactly like an unknown key, as the real service does. Tokens live
+``token_lifetime_s`` on the fake's clock; a refresh token is single-use and issues a new pair.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+from typing import Any
+
+from . import data
+from .problems import problem
+
+MISSING_HEADER = ("authentication-missing-authorization-header", 'The "Authorization" header is missing.')
+INVALID_HEADER = ("authentication-invalid-authorization-header-value", 'The "Authorization" header value is invalid.')
+INVALID_KEY = ("authentication-invalid-api-key", "The API key is invalid.")
+INVALID_TOKEN = ("authentication-invalid-access-token", "The access token is invalid or expired.")
+INVALID_REFRESH = ("authentication-invalid-refresh-token", "The refresh token is invalid.")
+INVALID_CREDENTIALS = ("authentication-invalid-user-credentials", "The user credentials were incorrect.")
+
+
+@dataclass
+class Project:
+    project_id: str
+    number: int
+    sandbox_key: str
+    production_key: str
+    created_ms: int
+
+    def key(self, environment: str) -> str:
+        return self.sandbox_key if environment == "sandbox" else self.production_key
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"project_id": self.project_id, "number": self.number, "sandbox_key": self.sandbox_key,
+                "production_key": self.production_key, "created_ms": self.created_ms}
+
+
+@dataclass
+class Token:
+    access_token: str
+    refresh_token: str
+    project_id: str
+    expires_ms: int
+    refreshed: bool = False  # a refresh token works once
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
+def unauthorized(kind: tuple[str, str], detail: str | None = None) -> Exception:
+    return problem(401, kind[0], kind[1], detail=detail)
+
+
+class Projects:
+    """Every project of the fake, its keys, and the tokens issued for them."""
+
+    def __init__(self, seed: int, environment: str, token_lifetime_s: int) -> None:
+        self.seed = seed
+        self.environment = environment
+        self.token_lifetime_ms = token_lifetime_s * 1000
+        self.by_id: dict[str, Project] = {}
+        self.by_key: dict[str, Project] = {}  # this environment's keys only
+        self.tokens: dict[str, Token] = {}
+        self.by_refresh: dict[str, Token] = {}
+        self.token_count = 0
+
+    def create(self, now_ms: int) -> Project:
+        number = len(self.by_id) + 1
+        project = Project(data.project_id(self.seed, number), number, data.api_key(self.seed, "sandbox", number),
+                          data.api_key(self.seed, "production", number), now_ms)
+        self._add(project)
+        return project
+
+    def _add(self, project: Project) -> None:
+        self.by_id[project.project_id] = project
+        self.by_key[project.key(self.environment)] = project
+
+    # -- authentication ------------------------------------------------------------------------
+    def authenticate(self, header: str | None, now_ms: int) -> Project:
+        """The project of an ``Authorization`` header: Basic with the key as user name, or Bearer."""
+        if header is None:
+            raise unauthorized(MISSING_HEADER)
+        scheme, _, credentials = header.strip().partition(" ")
+        credentials = credentials.strip()
+        if scheme.lower() == "basic" and credentials:
+            try:
+                decoded = base64.b64decode(credentials, validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                raise unauthorized(INVALID_HEADER, "Basic credentials must be base64 of '<API key>:'") from None
+            key, colon, _password = decoded.partition(":")
+            if not colon:
+                raise unauthorized(INVALID_HEADER, "Basic credentials must be '<API key>:' (keep the colon)")
+            project = self.by_key.get(key)
+            if project is None:
+                raise unauthorized(INVALID_KEY)
+            return project
+        if scheme.lower() == "bearer" and credentials:
+            token = self.tokens.get(credentials)
+            if token is None or now_ms >= token.expires_ms:
+                raise unauthorized(INVALID_TOKEN)
+            return self.by_id[token.project_id]
+        raise unauthorized(INVALID_HEADER)
+
+    def identify(self, header: str | None, now_ms: int) -> Project | None:
+        """The project a header names, or None (for rate-limit buckets of refused requests)."""
+        try:
+            return self.authenticate(header, now_ms)
+        except Exception:
+            return None
+
+    def issue(self, api_key: Any, now_ms: int) -> dict[str, Any]:
+        if not isinstance(api_key, str) or api_key not in self.by_key:
+            raise problem(400, INVALID_CREDENTIALS[0], INVALID_CREDENTIALS[1], name="apiKey")
+        return self._new_token(self.by_key[api_key], now_ms)
+
+    def refresh(self, refresh_token: Any, now_ms: int) -> dict[str, Any]:
+        token = self.by_refresh.get(refresh_token) if isinstance(refresh_token, str) else None
+        if token is None or token.refreshed:
+            raise problem(401, INVALID_REFRESH[0], INVALID_REFRESH[1], name="refreshToken")
+        token.refreshed = True
+        return self._new_token(self.by_id[token.project_id], now_ms)
+
+    def _new_token(self, project: Project, now_ms: int) -> dict[str, Any]:
+        self.token_count += 1
+        token = Token(data.access_token(self.seed, self.token_count), data.refresh_token(self.seed, self.token_count),
+                      project.project_id, now_ms + self.token_lifetime_ms)
+        self.tokens[token.access_token] = token
+        self.by_refresh[token.refresh_token] = token
+        return {"token_type": "Bearer", "expires_in": self.token_lifetime_ms // 1000,
+                "access_token": token.access_token, "refresh_token": token.refresh_token}
+
+    # -- state ---------------------------------------------------------------------------------
+    def to_state(self) -> dict[str, Any]:
+        return {"projects": [p.to_dict() for p in self.by_id.values()],
+                "tokens": [t.to_dict() for t in self.tokens.values()], "token_count": self.token_count}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        for row in state["projects"]:
+            self._add(Project(str(row["project_id"]), int(row["number"]), str(row["sandbox_key"]),
+                              str(row["production_key"]), int(row["created_ms"])))
+        for row in state["tokens"]:
+            token = Token(str(row["access_token"]), str(row["refresh_token"]), str(row["project_id"]),
+                          int(row["expires_ms"]), bool(row["refreshed"]))
+            if token.project_id not in self.by_id:
+                raise ValueError(f"token of unknown project {token.project_id}")
+            self.tokens[token.access_token] = token
+            self.by_refresh[token.refresh_token] = token
+        self.token_count = int(state["token_count"])

@@ -1,0 +1,24 @@
+"""The documented client rules of the video service (see fakes.kernel.verdicts)."""
+
+from __future__ import annotations
+
+from fakes.kernel.verdicts import ClientRule
+
+STATUS_TIGHT_POLLING = ClientRule(
+    id="video/status-tight-polling",
+    severity="warning",
+    explanation="GET /videos/{videoId}/status polled again for the same video sooner than the fake's "
+                "status_poll_interval_s (default 2 virtual seconds): encoding takes seconds to minutes; poll "
+                "with a delay, or subscribe to video.encoding.quality.completed webhooks instead of a tight loop.",
+    source="reference E: webhooks 'saving you the need to poll api.video for changes'; rate limits (reads 100 a "
+           "minute in the sandbox)",
+)
+SANDBOX_SOURCE_TOO_LONG = ClientRule(
+    id="video/sandbox-source-over-30s",
+    severity="error",
+    explanation="A source longer than 30 seconds was uploaded to the sandbox: the sandbox limits videos to 30 "
+                "seconds and refuses it; test with short clips or use the production environment.",
+    source="seed 002, Limits: 'Sandbox: videos limited to 30 seconds'",
+)
+
+RULES = (STATUS_TIGHT_POLLING, SANDBOX_SOURCE_TOO_LONG)

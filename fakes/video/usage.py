@@ -1,0 +1,55 @@
+"""Usage and cost of a project from the seed's prices.
+
+Minutes stored are integrated over virtual time (minutes of video x time kept, in minute-months of
+30 days, the unit of the per-minute storage price); minutes watched count what the fake's own
+playback assets served (HLS segments, the MP4) plus views recorded through the control plane;
+transcription and summary minutes count the source minutes of each generated caption/summary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+MONTH_MS = 30 * 86_400_000
+
+
+@dataclass
+class Usage:
+    closed_stored_minute_ms: float = 0.0  # minutes x milliseconds of videos no longer stored
+    watched_seconds: float = 0.0
+    transcript_minutes: float = 0.0
+    abstract_minutes: float = 0.0
+    takeaways_minutes: float = 0.0
+
+    def to_state(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+    @classmethod
+    def from_state(cls, row: dict[str, Any]) -> Usage:
+        return cls(**{k: float(v) for k, v in row.items()})
+
+
+def report(usage: Usage, open_stored_minute_ms: float, stored_minutes_now: float,
+           prices: dict[str, float]) -> dict[str, Any]:
+    minute_months = (usage.closed_stored_minute_ms + open_stored_minute_ms) / MONTH_MS
+    watched_minutes = usage.watched_seconds / 60
+    figures = {
+        "stored_minutes_now": round(stored_minutes_now, 4),
+        "stored_minute_months": round(minute_months, 6),
+        "watched_minutes": round(watched_minutes, 4),
+        "transcript_minutes": round(usage.transcript_minutes, 4),
+        "summary_abstract_minutes": round(usage.abstract_minutes, 4),
+        "summary_takeaways_minutes": round(usage.takeaways_minutes, 4),
+    }
+    dollars = {
+        "hosting": minute_months * prices["stored_minute_month"],
+        "delivery": watched_minutes * prices["watched_minute"],
+        "transcription": usage.transcript_minutes * prices["transcript_minute"],
+        "summaries": usage.abstract_minutes * prices["summary_abstract_minute"]
+        + usage.takeaways_minutes * prices["summary_takeaways_minute"],
+        "encoding": 0.0,
+    }
+    cost = {key: round(value, 6) for key, value in dollars.items()}
+    cost["total"] = round(sum(dollars.values()), 6)
+    return {"usage": figures, "cost_usd": cost, "prices_usd": dict(prices)}
