@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.requests import Request
 from starlette._utils import get_route_path
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fakes.kernel.errors import ServiceError
@@ -97,7 +97,7 @@ def build_mcp(fake: EnrichmentFake) -> McpGate:
     gate_box: list[McpGate] = []
 
     def invoke(ctx: Context[Any], tool: str, op_name: str, params: dict[str, Any], body: Any = None,
-               path_params: dict[str, str] | None = None) -> Any:
+               path_params: dict[str, str] | None = None) -> dict[str, Any]:
         request = ctx.request_context.request
         scope = request.scope if isinstance(request, Request) else {}
         session = Request(scope).query_params.get("session_id", "") if scope else ""
@@ -115,10 +115,11 @@ def build_mcp(fake: EnrichmentFake) -> McpGate:
             if tool == "consume_feed":
                 return model.lookups.consume(call, (path_params or {}).get("feed_id", ""))
             if isinstance(answer.body, bytes) and answer.media_type == "application/json":
-                return {**json.loads(answer.body), "credit_cost": call.headers[fake.settings.cost_header]}
+                loaded: dict[str, Any] = json.loads(answer.body)
+                return {**loaded, "credit_cost": call.headers[fake.settings.cost_header]}
             if isinstance(answer.body, dict):
                 return {**answer.body, "credit_cost": call.headers[fake.settings.cost_header]}
-            return answer.body
+            return {"credit_cost": call.headers[fake.settings.cost_header]}
         except ServiceError as err:
             status = err.status
             raise ToolError(json.dumps({"status": err.status, "error": err.message,
@@ -137,7 +138,7 @@ def build_mcp(fake: EnrichmentFake) -> McpGate:
     @server.tool(description="Company details: metadata, leadership, financials (3 credits, up to 6 with flags).")
     def get_company_details(ctx: Context[Any], website: str, include_employee_count: bool | None = None,
                             follower_count: str | None = None, addresses: str | None = None,
-                            use_cache: str | None = None) -> Any:
+                            use_cache: str | None = None) -> dict[str, Any]:
         return invoke(ctx, "get_company_details", "company_details", {
             "website": website, "include_employee_count": include_employee_count, "follower_count": follower_count,
             "addresses": addresses, "use_cache": use_cache})
@@ -145,25 +146,25 @@ def build_mcp(fake: EnrichmentFake) -> McpGate:
     @server.tool(description="Customers, investors and partners of a company (1 credit + 2 per company).")
     def get_customer_listing(ctx: Context[Any], website: str, cursor: str | None = None,
                              page_size: int | None = None, quality_filter: bool | None = None,
-                             use_cache: str | None = None) -> Any:
+                             use_cache: str | None = None) -> dict[str, Any]:
         return invoke(ctx, "get_customer_listing", "customer_listing", {
             "website": website, "cursor": cursor, "page_size": page_size, "quality_filter": quality_filter,
             "use_cache": use_cache})
 
     @server.tool(description="Estimated headcount of a company (2 credits).")
-    def get_employee_count(ctx: Context[Any], website: str, use_cache: str | None = None) -> Any:
+    def get_employee_count(ctx: Context[Any], website: str, use_cache: str | None = None) -> dict[str, Any]:
         return invoke(ctx, "get_employee_count", "employee_count", {"website": website, "use_cache": use_cache})
 
     @server.tool(description="Whether an email address is disposable or a free provider's (free).")
-    def check_disposable_email(ctx: Context[Any], email: str) -> Any:
+    def check_disposable_email(ctx: Context[Any], email: str) -> dict[str, Any]:
         return invoke(ctx, "check_disposable_email", "disposable_email", {"email": email})
 
     @server.tool(description="Remaining credits (free).")
-    def get_credit_balance(ctx: Context[Any]) -> Any:
+    def get_credit_balance(ctx: Context[Any]) -> dict[str, Any]:
         return invoke(ctx, "get_credit_balance", "credit_balance", {})
 
     @server.tool(description="URL of the company's 128x128 PNG logo (free).")
-    def get_company_logo_url(ctx: Context[Any], website: str) -> Any:
+    def get_company_logo_url(ctx: Context[Any], website: str) -> dict[str, Any]:
         invoke(ctx, "get_company_logo_url", "company_logo", {"website": website})
         from .data import normalize_website
 
@@ -172,13 +173,13 @@ def build_mcp(fake: EnrichmentFake) -> McpGate:
                             f"{normalize_website(website)}", "credit_cost": "0"}
 
     @server.tool(description="Your monitoring feeds.")
-    def list_feeds(ctx: Context[Any]) -> Any:
+    def list_feeds(ctx: Context[Any]) -> dict[str, Any]:
         return invoke(ctx, "list_feeds", "list_feeds", {})
 
     @server.tool(description="Create a monitoring feed (3 credits). targets: [{website_url, settings?}]; settings: "
                              "monitor_blog, monitor_x, monitor_website, monitor_youtube, frequency_days (1-30).")
     def create_feed(ctx: Context[Any], targets: list[dict[str, Any]], name: str | None = None,
-                    is_public: bool | None = None) -> Any:
+                    is_public: bool | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"targets": targets}
         if name is not None:
             body["name"] = name
@@ -187,38 +188,38 @@ def build_mcp(fake: EnrichmentFake) -> McpGate:
         return invoke(ctx, "create_feed", "create_feed", {}, body)
 
     @server.tool(description="One feed with its targets.")
-    def describe_feed(ctx: Context[Any], feed_id: str) -> Any:
+    def describe_feed(ctx: Context[Any], feed_id: str) -> dict[str, Any]:
         return invoke(ctx, "describe_feed", "get_feed", {}, None, {"feed_id": feed_id})
 
     @server.tool(description="Rename, publish, suspend (suspension_reason=manual) or resume a feed.")
     def update_feed(ctx: Context[Any], feed_id: str, name: str | None = None, is_public: bool | None = None,
-                    is_suspended: bool | None = None, suspension_reason: str | None = None) -> Any:
+                    is_suspended: bool | None = None, suspension_reason: str | None = None) -> dict[str, Any]:
         body = {k: v for k, v in {"name": name, "is_public": is_public, "is_suspended": is_suspended,
                                   "suspension_reason": suspension_reason}.items() if v is not None}
         return invoke(ctx, "update_feed", "update_feed", {}, body, {"feed_id": feed_id})
 
     @server.tool(description="Delete a feed.")
-    def delete_feed(ctx: Context[Any], feed_id: str) -> Any:
+    def delete_feed(ctx: Context[Any], feed_id: str) -> dict[str, Any]:
         return invoke(ctx, "delete_feed", "delete_feed", {}, None, {"feed_id": feed_id})
 
     @server.tool(description="Add a company to a feed; settings as in create_feed.")
-    def add_target(ctx: Context[Any], feed_id: str, website_url: str, settings: dict[str, Any] | None = None) -> Any:
+    def add_target(ctx: Context[Any], feed_id: str, website_url: str, settings: dict[str, Any] | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"website_url": website_url}
         if settings is not None:
             body["settings"] = settings
         return invoke(ctx, "add_target", "add_target", {}, body, {"feed_id": feed_id})
 
     @server.tool(description="Change a target's settings.")
-    def update_target(ctx: Context[Any], feed_id: str, target_id: str, settings: dict[str, Any]) -> Any:
+    def update_target(ctx: Context[Any], feed_id: str, target_id: str, settings: dict[str, Any]) -> dict[str, Any]:
         return invoke(ctx, "update_target", "update_target", {}, {"settings": settings},
                       {"feed_id": feed_id, "target_id": target_id})
 
     @server.tool(description="Remove a target from a feed.")
-    def remove_target(ctx: Context[Any], feed_id: str, target_id: str) -> Any:
+    def remove_target(ctx: Context[Any], feed_id: str, target_id: str) -> dict[str, Any]:
         return invoke(ctx, "remove_target", "remove_target", {}, None, {"feed_id": feed_id, "target_id": target_id})
 
     @server.tool(description="The feed's items that are new since the last consume_feed call (each item once).")
-    def consume_feed(ctx: Context[Any], feed_id: str) -> Any:
+    def consume_feed(ctx: Context[Any], feed_id: str) -> dict[str, Any]:
         return invoke(ctx, "consume_feed", "get_feed", {}, None, {"feed_id": feed_id})
 
     inner = server.sse_app(sse_path="/sse", message_path="/messages/",
@@ -234,8 +235,9 @@ def _base(scope: Any) -> str:
         return ""
     request = Request(scope)
     root = str(scope.get("root_path", ""))
-    if root.endswith("/mcp"):
-        root = root[: -len("/mcp")]
+    mounted = root.rfind("/mcp")  # the SDK's own mount adds /messages below ours
+    if mounted >= 0:
+        root = root[:mounted]
     host = request.headers.get("host", "testserver")
     return f"{request.url.scheme}://{host}{root}"
 
