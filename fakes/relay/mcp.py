@@ -36,7 +36,8 @@ def build_server(fake: "RelayFake") -> "MCPServer":
 
     _READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
     _CALL = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
-    server: MCPServer = MCPServer(name="relay", instructions="Catalogue search and metered calls of the relay.")
+    server: MCPServer = MCPServer(name="relay", log_level="WARNING",
+                                  instructions="Catalogue search and metered calls of the relay.")
 
     def team_of(ctx: Context) -> Team:
         request = ctx.request_context.request

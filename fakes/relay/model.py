@@ -185,6 +185,29 @@ class RelayModel:
                 "hints": [] if entry["cost"] else ["no published price: call it with your own key "
                                                    "(a registered tool or a stored secret)"]}
 
+    def access(self, entry_id: str, team: Team | None) -> dict[str, Any] | None:
+        """How a call of the entry would be served for this team (the real /access view)."""
+        entry = self.entry(entry_id)
+        if entry is None:
+            return None
+        if entry.get("candidates"):
+            try:
+                entry = self._choose_route(team or Team("", "", "", 0), entry)
+            except Refusal:
+                return {"tier": "none", "detail": "no provider of this capability is usable",
+                        "estimated_cost_micro": None, "estimated_cost_usd": None}
+        kind, _ = team.credential_for(entry["provider"]) if team else (RELAY_KEY, None)
+        if kind != RELAY_KEY:
+            return {"tier": "tool" if kind == OWN_TOOL else "credential", "detail": f"served with the team's {kind}",
+                    "estimated_cost_micro": 0, "estimated_cost_usd": 0.0}
+        if entry["cost"] is None:
+            return {"tier": "none", "detail": "no published price and no own key: register a tool or store a "
+                                              f"secret for {entry['provider']}",
+                    "estimated_cost_micro": None, "estimated_cost_usd": None}
+        micro = billing.estimate(entry["cost"], {})
+        return {"tier": "platform", "detail": "served on the relay's key, billed from the team balance",
+                "estimated_cost_micro": micro, "estimated_cost_usd": micro / 1_000_000}
+
     def example_response(self, entry: Entry) -> Any:
         params = catalogue.example_params(entry)
         rng = data.rng_for(self.seed, entry["id"], sorted(params.items()))
@@ -232,7 +255,7 @@ class RelayModel:
         if method not in ("GET", "POST") or not isinstance(path, str) or not path.startswith("/"):
             raise ControlError(400, "method must be GET or POST and path must start with /", code="invalid_body")
         params = body.get("params", {})
-        if not isinstance(params, dict) or not all(isinstance(k, str) and isinstance(v, dict) for k, v in params.items()):
+        if not isinstance(params, dict) or not all(isinstance(v, dict) for v in params.values()):
             raise ControlError(400, "params maps names to {type, required, example}", code="invalid_body")
         price = body.get("cost")
         if price is not None:
@@ -344,8 +367,12 @@ class RelayModel:
         target = request.target
         lowered = target.lower()
         if lowered.startswith(("http://", "https://", "http:/", "https:/")):
-            parts = urlsplit(target if "://" in target else target.replace(":/", "://", 1))
-            host = (parts.hostname or "").lower()
+            try:
+                parts = urlsplit(target if "://" in target else target.replace(":/", "://", 1))
+                host = (parts.hostname or "").lower()
+            except ValueError:
+                raise Refusal(400, {"detail": f"not a valid upstream URL: {target[:200]!r}",
+                                    "error": "invalid_upstream_url"}) from None
             provider = self.provider_for_host(host)
             if provider is None:
                 raise Refusal(404, {"detail": f"no catalogued provider owns the host {host!r}; the relay forwards "

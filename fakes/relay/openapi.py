@@ -39,7 +39,7 @@ def document(settings: RelaySettings) -> dict[str, Any]:
                                          ["error", "balance_micro", "estimated_cost_micro", "topup_url"])}))
     saturated = _obj({"proxy_saturated": _BOOL, "detail": _STR, "retry_after_s": _INT})
     call_id_header = {f"{p}-Call-Id": {"schema": _STR, "description": "id of this call (GET /calls/{call_id})"}}
-    security = [{"RelayToken": []}]
+    security: list[dict[str, list[str]]] = [{"RelayToken": []}]
     unauthorized = json_response_spec(error, "missing or unknown token")
 
     def refusal(description: str, schema: Schema = error) -> dict[str, Any]:
@@ -111,6 +111,14 @@ def document(settings: RelaySettings) -> dict[str, Any]:
                                                           "hints": {"type": "array", "items": _STR}},
                                                          ["endpoint", "call_template", "example_response"])),
                           "404": json_response_spec(error, "no such entry")}}},
+        "/catalog/endpoints/{entry_id}/access": {"get": {
+            "summary": "How a call would be served for the token's team (tool, credential, platform, none)",
+            "parameters": [{"name": "entry_id", "in": "path", "required": True, "schema": _STR}],
+            "responses": {"200": json_response_spec(_obj({"tier": {"type": "string", "enum": [
+                "tool", "credential", "platform", "none"]}, "detail": _STR,
+                "estimated_cost_micro": {"type": "integer", "nullable": True},
+                "estimated_cost_usd": {"type": "number", "nullable": True}})),
+                "404": json_response_spec(error, "no such entry")}}},
         "/catalog/platforms": {"get": {"summary": "Providers and their endpoint counts", "responses": {
             "200": json_response_spec(_obj({"platforms": {"type": "array", "items": _OBJ}}))}}},
         "/balance": {"get": {"summary": "The team's balance in micro-USD", "security": security,

@@ -106,6 +106,14 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
                                did_you_mean=[r["id"] for r in fake.model.search(entry_id, 3)["results"]])
         return json_response(detail)
 
+    async def access(request: Request) -> Response:
+        entry_id = request.path_params["entry_id"]
+        team = fake.model.team_for_token(request.headers.get(h().token) or _bearer(request))
+        answer = fake.model.access(entry_id, team)
+        if answer is None:
+            raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint")
+        return json_response(answer)
+
     async def platforms(request: Request) -> Response:
         return json_response({"platforms": fake.model.platforms()})
 
@@ -144,6 +152,7 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
     return [
         Route("/call/{target:path}", call, methods=["GET", "POST"]),
         Route("/catalog/search", search, methods=["GET"]),
+        Route("/catalog/endpoints/{entry_id}/access", access, methods=["GET"]),
         Route("/catalog/endpoints/{entry_id:path}", endpoint, methods=["GET"]),
         Route("/catalog/platforms", platforms, methods=["GET"]),
         Route("/balance", balance, methods=["GET"]),

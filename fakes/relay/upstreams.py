@@ -95,10 +95,7 @@ class SimulatedUpstream:
         if entry is None:
             return json_answer(404, {"error": "not_found", "message": f"{provider} has no {request.method} "
                                                                       f"{request.path}"}, limits)
-        if entry["kind"] == "write" or entry["kind"] == "verify":
-            hit = True
-        else:
-            hit = self.is_hit(entry, request.params)
+        hit = entry["kind"] in ("write", "verify") or self.is_hit(entry, request.params)
         rng = data.rng_for(self.seed, entry["id"], sorted(request.params.items()))
         if not hit:
             if entry["kind"] in ("people", "lookalikes", "jobs", "list"):
