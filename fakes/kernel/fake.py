@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Protocol
@@ -13,14 +14,15 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, Router
 
 from .app import FakeApp
-from .clock import Clock
+from .clock import Clock, ClockError
 from .control import control_routes
 from .errors import ControlError, ServiceError
 from .faults import FaultSet
-from .http import json_response
+from .http import check_json_value, dumps, json_response
 from .journal import DEFAULT_JOURNAL_SIZE, Journal
 from .openapi import merge_control_plane
 from .settings import FakeSettings
+from .statecheck import StateError, check_integer
 from .transport import AsyncFakeTransport, SyncFakeTransport
 from .verdicts import SILENCE_ENV, ClientRule, Verdicts, silenced_ids, split_patterns
 from .worlds import DEFAULT_MAX_WORLDS, Worlds, world_control_routes, world_openapi_paths
@@ -29,7 +31,18 @@ STATE_FORMAT = 1
 
 
 class Model(Protocol):
-    """What the kernel needs of a service's model: a JSON-able state and its reload."""
+    """What the kernel needs of a service's model: a JSON-able state and its reload.
+
+    ``load_state`` is called on a fresh model (from ``create_model``) with the ``model`` part of an
+    imported state, which may be anything JSON. It must validate all of it before the kernel swaps
+    the model in - types, ranges, references between records, and anything a later request would
+    trust - and refuse with :class:`~fakes.kernel.statecheck.StateError` naming the field
+    (``model.items[3].owner``); read the state through :class:`~fakes.kernel.statecheck.StateReader`
+    to get that for each field in one call. Whatever it accepts, every public operation must still
+    answer without a 5xx and export identically (the kernel harness, tests/hardening/, checks
+    both for every registered service). Identifiers clients keep (tokens, keys) should include
+    ``fake.epoch`` (bumped by every reset, 0 in a fresh fake) so that a reset never re-issues one.
+    """
 
     def to_state(self) -> dict[str, Any]: ...
 
@@ -86,6 +99,10 @@ class Fake:
         # longest latency a fault may add (None: FAKES_MAX_FAULT_LATENCY_MS or 60 s)
         self.max_fault_latency_ms = max_fault_latency_ms
         self.faults = self.new_faults()
+        # 0 in a fresh fake, a new number after every reset: a model puts it into what clients keep
+        # (tokens, keys) so that a reset never re-issues one, while two fresh fakes stay identical
+        self.epoch = 0
+        self._epoch_high = 0
         # rule ids (or globs) whose verdicts are not recorded; None: FAKES_SILENCE_RULES (comma-separated)
         patterns = split_patterns(os.environ.get(SILENCE_ENV) if silence_rules is None else silence_rules)
         self.verdict_log = Verdicts(self.client_rules, silenced_ids(self.name, self.client_rules, patterns))
@@ -163,6 +180,8 @@ class Fake:
         Verdicts stay: they judge the client, not the fake's world (``clear_verdicts`` empties them)."""
         if self._owns_clock:
             self.clock.reset()
+        self._epoch_high += 1  # a new epoch: what the new model issues cannot repeat what was issued
+        self.epoch = self._epoch_high
         self.model = self.create_model()
         self.faults = self.new_faults()
         self.journal.clear()
@@ -211,33 +230,73 @@ class Fake:
             "settings": self.settings.to_dict(),
             "clock": self.clock.to_state(),
             "faults": self.faults.to_state(),
+            "epoch": self.epoch,
             "model": self.model.to_state(),
         }
 
     def import_state(self, state: dict[str, Any]) -> None:
         """Replace the state by one from :meth:`export_state`; nothing changes if it is refused.
 
+        Everything is validated before anything changes (types, ranges and references, the
+        model's part by its ``load_state``); a refusal is a 400 ``invalid_state`` naming the field.
+        Settings are not imported: a state whose settings differ from this fake's is refused
+        (``settings.<name>``), since data made under other rules would not mean the same here;
+        start the fake with those settings instead. A state without ``settings`` is taken as is.
         The clock is restored to the exported instant even if that is earlier: an import is a
         restore, not a clock move (in real or scaled mode time then runs on from there)."""
+        if not isinstance(state, dict):
+            raise StateError("state", "must be an object from GET /_fake/state")
         if state.get("service") != self.name:
             raise ControlError(400, f"this state belongs to {state.get('service')!r}, not {self.name!r}",
-                               code="invalid_state")
-        if state.get("format") != STATE_FORMAT or state.get("seed") != self.seed:
-            raise ControlError(400, "state format or seed differs from this fake's", code="invalid_state")
+                               code="invalid_state", field="service")
+        if state.get("format") != STATE_FORMAT:
+            raise StateError("format", f"must be {STATE_FORMAT}")
+        if state.get("seed") != self.seed or isinstance(state.get("seed"), bool):
+            raise StateError("seed", f"differs from this fake's seed {self.seed}")
+        problem = check_json_value(state)  # HTTP bodies are checked at the door; Python callers here
+        if problem is not None:
+            raise StateError(problem.partition(":")[0], problem.partition(": ")[2])
+        self._check_settings(state)
+        try:
+            clock_state = Clock.check_state(state.get("clock"))
+        except ClockError as exc:
+            raise StateError("clock", str(exc)) from None
+        epoch = check_integer(state.get("epoch", 0), "epoch", minimum=0, maximum=2**31 - 1)
+        previous_epoch = self.epoch
+        self.epoch = epoch  # the model issues what it issues next under the epoch it was exported with
         try:
             model = self.create_model()
+            if "model" not in state:
+                raise StateError("model", "is missing")
             model.load_state(state["model"])
             faults = self.new_faults()
             faults.load_state(state.get("faults", {}))
-            clock_state = {"epoch_ms": int(state["clock"]["epoch_ms"]),  # validated before anything changes
-                           "initial_ms": int(state["clock"].get("initial_ms", self.clock.to_state()["initial_ms"]))}
+            dumps(model.to_state())  # what was loaded can be exported again
         except ControlError:
+            self.epoch = previous_epoch
             raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ControlError(400, f"invalid state: {exc!r}", code="invalid_state") from None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            # a model whose load_state does not validate everything yet: still a 400, never a 500
+            self.epoch = previous_epoch
+            raise ControlError(400, f"invalid state: {exc!r}", code="invalid_state", field="model") from None
+        self._epoch_high = max(self._epoch_high, epoch)
         self.clock.load_state(clock_state)
         self.faults = faults
         self.model = model
+
+    def _check_settings(self, state: dict[str, Any]) -> None:
+        if "settings" not in state:
+            return
+        imported = state["settings"]
+        if not isinstance(imported, dict):
+            raise StateError("settings", "must be an object")
+        own = json.loads(dumps(self.settings.to_dict()))
+        for name in sorted(set(own) | set(imported)):
+            if name not in own:
+                raise StateError(f"settings.{name}", f"is not a setting of {self.name}")
+            if name in imported and imported[name] != own[name]:
+                raise StateError(f"settings.{name}", f"is {imported[name]!r} in the state but {own[name]!r} here; "
+                                 "start this fake with the state's settings to import it")
 
     # -- harness -----------------------------------------------------------------------------
     @property

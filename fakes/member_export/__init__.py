@@ -39,7 +39,7 @@ class MemberExportFake(Fake):
 
     # -- kernel hooks -------------------------------------------------------------------------
     def create_model(self) -> MemberExportModel:
-        return MemberExportModel(self.clock, self.settings, self.seed)
+        return MemberExportModel(self.clock, self.settings, self.seed, self.epoch)
 
     def routes(self) -> list[BaseRoute]:
         return service_routes(self)

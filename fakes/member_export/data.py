@@ -76,7 +76,7 @@ class Person:
 
     @property
     def name(self) -> str:
-        return f"{self.first} {self.last}"
+        return f"{self.first} {self.last}" if self.last else self.first  # a one-word name has no trailing space
 
     @property
     def urn(self) -> str:

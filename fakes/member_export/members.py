@@ -9,7 +9,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.statecheck import StateReader, check_integer, check_text, refuse
 
 from .changelog import Changelog
 from .data import MemberSeed, Person
@@ -115,28 +117,85 @@ class Member:
         }
 
     @classmethod
-    def from_state(cls, state: dict[str, Any], *, seed: int, time_field: str) -> Member:
+    def from_state(cls, read: StateReader, *, seed: int, time_field: str) -> Member:
+        """A member from an imported state, every field validated (StateError names the field)."""
+        read.only(MEMBER_STATE_FIELDS)
+        me = read.object("me").only(("first", "last", "urn_id", "slug"))
+        person = Person(first=me.text("first", max_length=MAX_NAME), last=me.text("last", max_length=MAX_NAME),
+                        urn_id=me.text("urn_id", max_length=64, pattern=ID_PATTERN),
+                        slug=me.text("slug", max_length=2 * MAX_NAME + 20))
+        sizes_read = read.object("sizes").only(DOMAINS)
+        sizes = {d: sizes_read.integer(d, minimum=0, maximum=MAX_DOMAIN_SIZE) for d in DOMAINS}
+        builds_read = read.object("build_times").only(DOMAINS)
+        build_times = {d: builds_read.number(d, minimum=0, maximum=MAX_SECONDS) for d in DOMAINS}
+        appended_read = read.object("appended").only(DOMAINS)
+        appended: dict[str, list[dict[str, Any]]] = {}
+        for domain in appended_read.value:
+            rows = []
+            for item in appended_read.objects(domain):
+                item.only(("time_ms", "row"))
+                row = item.mapping("row")
+                for column, cell in row.items():
+                    check_text(cell, f"{item.where('row')}.{column}", max_length=MAX_CELL)
+                rows.append({"time_ms": item.integer("time_ms", minimum=0, maximum=MAX_EPOCH_MS), "row": dict(row)})
+            appended[domain] = rows
         changelog = Changelog(time_field)
-        changelog.load_state(list(state["events"]))
+        events = [read_event(event) for event in read.objects("events")]
+        times = [event[time_field] for event in events]
+        if len(set(times)) != len(times):
+            refuse(read.where("events"), f"holds two events with one {time_field} (it is unique per member)")
+        changelog.load_state(events)
+        paging_read = read.object("end_of_paging").only([*DOMAINS, "*"])
+        end_of_paging = {key: paging_read.integer(key, minimum=0, maximum=2**31 - 1) for key in paging_read.value}
+        # client history the rules read; states exported before the rules had none
+        totals_read = (read.object("reported_total") if read.value.get("reported_total") is not None
+                       else StateReader({}, read.where("reported_total"))).only([*DOMAINS, "*"])
+        reported_total = {key: totals_read.integer(key, minimum=0, maximum=2**31 - 1) for key in totals_read.value}
+        window = read.value.get("last_poll_window")
+        if window is not None and (not isinstance(window, list) or len(window) != 2):
+            refuse(read.where("last_poll_window"), "must be [startTime, count] or null")
+        last_poll_window = None if window is None else (
+            check_integer(window[0], read.where("last_poll_window[0]"), minimum=0),
+            check_integer(window[1], read.where("last_poll_window[1]"), minimum=0, maximum=2**31 - 1))
         return cls(
-            id=state["id"], region=state["region"], me=Person(**state["me"]), created_ms=int(state["created_ms"]),
-            sizes=dict(state["sizes"]), build_times=dict(state["build_times"]), application=state["application"],
-            contact_count=int(state["contact_count"]), seed=seed, regulated_at=state["regulated_at"],
-            appended={d: list(rows) for d, rows in state["appended"].items()}, changelog=changelog,
-            last_poll_ms=state["last_poll_ms"], last_poll_full=bool(state["last_poll_full"]),
-            end_of_paging=dict(state["end_of_paging"]),
-            # client history the rules read; states exported before the rules had none
-            reported_total=dict(state.get("reported_total") or {}),
-            last_poll_window=_poll_window(state.get("last_poll_window")),
+            id=read.text("id", max_length=64, pattern=ID_PATTERN), region=read.text("region", pattern="[A-Z]{2}"),
+            me=person, created_ms=read.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS),
+            sizes=sizes, build_times=build_times, application=read.text("application", max_length=200),
+            contact_count=read.integer("contact_count", minimum=1, maximum=MAX_DOMAIN_SIZE), seed=seed,
+            regulated_at=read.integer("regulated_at", minimum=0, maximum=MAX_EPOCH_MS, nullable=True),
+            appended=appended, changelog=changelog,
+            last_poll_ms=read.integer("last_poll_ms", minimum=0, maximum=MAX_EPOCH_MS, nullable=True),
+            last_poll_full=read.boolean("last_poll_full"), end_of_paging=end_of_paging,
+            reported_total=reported_total, last_poll_window=last_poll_window,
         )
 
 
-def _poll_window(value: Any) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    start_time, count = value
-    return int(start_time), int(count)
+MEMBER_STATE_FIELDS = ("id", "region", "created_ms", "me", "sizes", "build_times", "application", "contact_count",
+                       "regulated_at", "appended", "events", "last_poll_ms", "last_poll_full", "end_of_paging",
+                       "reported_total", "last_poll_window")
+ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
+MAX_CELL = 100_000
+MAX_EVENT_ID = 2**53
 
+
+def read_event(read: StateReader) -> dict[str, Any]:
+    """A changelog event of an imported state: its instants and id checked, the rest any JSON."""
+    event = dict(read.check_json())  # the whole event can be written back
+    event["id"] = read.integer("id", minimum=0, maximum=MAX_EVENT_ID)
+    for name in ("capturedAt", "processedAt"):
+        event[name] = read.integer(name, minimum=0, maximum=2**62)
+    return event
+
+
+def token_from_state(read: StateReader, members: dict[str, Member]) -> Token:
+    read.only(("member_id", "application", "issued_ms", "expires_ms", "scope"))
+    member_id = read.text("member_id", max_length=64)
+    if member_id not in members:
+        refuse(read.where("member_id"), f"names no member of this state ({member_id!r})")
+    return Token(member_id=member_id, application=read.text("application", max_length=200),
+                 issued_ms=read.integer("issued_ms", minimum=0, maximum=MAX_EPOCH_MS),
+                 expires_ms=read.integer("expires_ms", minimum=0, maximum=2**62),
+                 scope=read.text("scope", max_length=500))
 
 
 def _domain_numbers(value: Any, name: str, *, upper: float, integers: bool) -> dict[str, float]:

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.statecheck import StateReader, check_text, refuse
 from fakes.kernel.verdicts import Broken
 
 from .actions import plan_action
@@ -38,6 +39,7 @@ from .members import (
     _domain_numbers,
     bad_request,
     control_error,
+    token_from_state,
 )
 from .rules import CHANGELOG_START_TOO_OLD, POLLING_TOO_FAST, REPOLLING_IDENTICAL_WINDOW
 from .settings import MemberExportSettings
@@ -45,12 +47,15 @@ from .snapshots import SnapshotPage, SnapshotReads
 
 __all__ = ["SERVICE_ERROR_GENERIC", "Member", "MemberExportModel", "SnapshotPage", "bad_request"]
 
+MAX_COUNTER = 2**40  # counters number ids and tokens; far beyond any test, well inside 64 bits
+
 
 class MemberExportModel(SnapshotReads):
-    def __init__(self, clock: Clock, settings: MemberExportSettings, seed: int = 0) -> None:
+    def __init__(self, clock: Clock, settings: MemberExportSettings, seed: int = 0, epoch: int = 0) -> None:
         self.clock = clock
         self.settings = settings
         self.seed = seed
+        self.epoch = epoch  # the fake's reset epoch: tokens issued after a reset never repeat earlier ones
         self.gen = DataGenerator(settings.locale)
         self.eligible_regions = frozenset(r.upper() for r in settings.eligible_regions)
         self.members: dict[str, Member] = {}
@@ -119,7 +124,8 @@ class MemberExportModel(SnapshotReads):
             raise control_error(400, "'scope' must be a string (space-separated scopes)", "invalid_token")
         number = self.counters["tokens"]
         self.counters["tokens"] += 1
-        raw = hashlib.blake2b(f"{self.seed}|token|{number}".encode(), digest_size=48).digest()
+        identity = f"{self.seed}|token|{number}" if self.epoch == 0 else f"{self.seed}|{self.epoch}|token|{number}"
+        raw = hashlib.blake2b(identity.encode(), digest_size=48).digest()
         access_token = "AQ" + base64.urlsafe_b64encode(raw).decode()  # real tokens start with AQ
         now = self.clock.now_ms()
         self.tokens[access_token] = Token(member.id, member.application, now, now + lifetime * 1000, scope)
@@ -290,11 +296,21 @@ class MemberExportModel(SnapshotReads):
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
+        """Validate all of an exported state (StateError names the field), then take it."""
+        read = StateReader(state, "model").only(("counters", "members", "tokens"))
+        counts = read.object("counters").only(self.counters)
+        counters = {name: counts.integer(name, minimum=0, maximum=MAX_COUNTER) for name in self.counters}
         time_field = self.settings.changelog_time_field
-        self.counters = {name: int(state["counters"][name]) for name in self.counters}
-        members = [Member.from_state(m, seed=self.seed, time_field=time_field) for m in state["members"]]
-        self.members = {m.id: m for m in members}
-        self.tokens = {value: Token(**token) for value, token in state["tokens"].items()}
+        members: dict[str, Member] = {}
+        for item in read.objects("members"):
+            member = Member.from_state(item, seed=self.seed, time_field=time_field)
+            if member.id in members:
+                refuse(item.where("id"), f"repeats the member {member.id}")
+            members[member.id] = member
+        tokens_read = read.object("tokens")
+        tokens = {check_text(value, "model.tokens", min_length=1, max_length=500):
+                  token_from_state(tokens_read.object(value), members) for value in tokens_read.value}
+        self.counters, self.members, self.tokens = counters, members, tokens
         self._pages.clear()
 
 
