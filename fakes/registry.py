@@ -29,8 +29,13 @@ GATEWAY_PREFIXES: dict[str, str] = {name: "/" + name for name in SERVICES}
 LIVE_FAKES: dict[str, Fake] = {}
 
 
-def live_fake(name: str) -> Fake | None:
-    return LIVE_FAKES.get(name)
+def live_fake(name: str, world_id: str | None = None) -> Fake | None:
+    """The served fake ``name``; with ``world_id`` (the caller's ``fake.world_id``), its world of
+    that id, so that a world's upstream stays inside the same world (docs/worlds.md)."""
+    fake = LIVE_FAKES.get(name)
+    if fake is not None and world_id is not None and fake.worlds is not None:
+        return fake.world(world_id)
+    return fake
 
 
 class UnknownService(KeyError):

@@ -2,7 +2,8 @@
 
 Every `serve` flag can also come from an environment variable (the docker image uses them):
 FAKES_ONLY, FAKES_HOST, FAKES_PORT, FAKES_GATEWAY, FAKES_SEED, FAKES_CLOCK, FAKES_CONTROL_TOKEN,
-FAKES_PREFIXES (``svc=/path,svc2=/p``), FAKES_JOURNAL_SIZE; service settings use
+FAKES_PREFIXES (``svc=/path,svc2=/p``), FAKES_JOURNAL_SIZE, FAKES_MAX_WORLDS,
+FAKES_WORLD_IDLE_EXPIRY; service settings use
 FAKES_<SERVICE>_<KEY> (e.g. FAKES_FILINGS_SCALE=small).
 """
 
@@ -25,6 +26,7 @@ from .server import PortInUse, bind_socket, serve_until, stack_description
 from .server import run as run_on_fast_loop
 from .settings import SettingsError
 from .verdicts import check_owners, serve_summary
+from .worlds import DEFAULT_MAX_WORLDS
 
 
 class CliError(Exception):
@@ -61,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--silence-rule", action="append", default=_list_env("FAKES_SILENCE_RULES"),
                        metavar="SVC/RULE", dest="silence_rules",
                        help="record no verdict for this client rule (id or glob, repeatable; docs/verdicts.md)")
+    serve.add_argument("--max-worlds", type=_non_negative_int, default=_env("FAKES_MAX_WORLDS", "1000"), metavar="N",
+                       help="worlds (/_w/<id>/) each fake holds at most; past it a new world gets a 429 "
+                            "(default 1000, 0: no cap; docs/worlds.md)")
+    serve.add_argument("--world-idle-expiry", type=_non_negative_float, metavar="SECONDS",
+                       default=_env("FAKES_WORLD_IDLE_EXPIRY", "0"),
+                       help="delete a world unused for SECONDS of wall time (default 0: never)")
     serve.add_argument("--log-level", default=_env("FAKES_LOG_LEVEL", "warning"))
 
     listing = sub.add_parser("list", help="list the services, their default ports and settings")
@@ -75,6 +83,20 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return value
 
 
@@ -149,7 +171,8 @@ def select_services(only: str | None) -> list[str]:
 def make_fakes(
     names: Sequence[str], *, seed: int, clock: Clock | str, settings: dict[str, dict[str, str]] | None = None,
     prefixes: dict[str, str] | None = None, control_token: str | None = None, journal_size: int = 1000,
-    silence_rules: Sequence[str] = (),
+    silence_rules: Sequence[str] = (), max_worlds: int | None = DEFAULT_MAX_WORLDS,
+    world_idle_expiry: float | None = None,
 ) -> dict[str, Fake]:
     settings = settings or {}
     prefixes = prefixes or {}
@@ -162,6 +185,7 @@ def make_fakes(
             fakes[name] = registry.fake_class(name)(
                 seed=seed, clock=clock, prefix=prefixes.get(name, ""), control_token=control_token,
                 journal_size=journal_size, overrides=settings.get(name, {}), silence_rules=list(silence_rules),
+                max_worlds=max_worlds, world_idle_expiry=world_idle_expiry,
             )
         except SettingsError:
             raise
@@ -189,7 +213,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Each fake gets its own clock, so that resetting one fake never rewinds another's time.
     fakes = make_fakes(names, seed=args.seed, clock=args.clock, settings=settings, prefixes=prefixes,
                        control_token=args.control_token, journal_size=args.journal_size,
-                       silence_rules=args.silence_rules)
+                       silence_rules=args.silence_rules, max_worlds=args.max_worlds,
+                       world_idle_expiry=args.world_idle_expiry)
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
     bindings: list[tuple[Any, Any]] = []
