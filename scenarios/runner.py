@@ -27,7 +27,7 @@ import contextlib
 import importlib
 import pkgutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,8 @@ class Step:
     name: str
     requests: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
+    #: client rules (verdict ids) this step breaks on purpose, to show the fake's answer
+    expected_verdicts: tuple[str, ...] = ()
     error: str = ""
 
     @property
@@ -85,7 +87,8 @@ class Report:
     def render(self) -> str:
         lines = [f"scenario {self.scenario} against {self.base_url} ({self.target})"]
         for step in self.steps:
-            lines.append(f"  {'PASS' if step.ok else 'FAIL'} {step.name}")
+            lines.append(f"  {'PASS' if step.ok else 'FAIL'} {step.name}" + (
+                f"  (breaks on purpose: {', '.join(step.expected_verdicts)})" if step.expected_verdicts else ""))
             lines.extend(f"       {r}" for r in step.requests[-8:])
             if len(step.requests) > 8:
                 lines.insert(len(lines) - 8, f"       ... {len(step.requests) - 8} earlier requests")
@@ -98,10 +101,15 @@ class Report:
         lines.append(f"{self.status.upper()}: {self.scenario}" + (f" - {self.message}" if self.message else ""))
         return "\n".join(lines)
 
+    def expected_verdicts(self) -> set[str]:
+        """Every client rule a step of this run declared it breaks on purpose."""
+        return {rule for step in self.steps for rule in step.expected_verdicts}
+
     def to_dict(self) -> dict[str, Any]:
         return {"scenario": self.scenario, "base_url": self.base_url, "target": self.target,
                 "status": self.status, "message": self.message,
                 "steps": [{"name": s.name, "ok": s.ok, "requests": s.requests, "error": s.error,
+                           "expected_verdicts": list(s.expected_verdicts),
                            "checks": [vars(c) for c in s.checks]} for s in self.steps]}
 
 
@@ -119,8 +127,11 @@ class Run:
 
     # -- structure -----------------------------------------------------------------------------
     @contextlib.contextmanager
-    def step(self, name: str) -> Iterator[Step]:
-        step = Step(name)
+    def step(self, name: str, *, expect_verdicts: Iterable[str] = ()) -> Iterator[Step]:
+        """A named part of the flow; ``expect_verdicts`` lists the client rules (ids such as
+        ``member-export/no-version-header``) it breaks on purpose: the scenario tests assert that
+        a scenario breaks exactly the rules its steps declare (docs/verdicts.md)."""
+        step = Step(name, expected_verdicts=tuple(expect_verdicts))
         self.report.steps.append(step)
         outer, self._step = self._step, step
         try:
