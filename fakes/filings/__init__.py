@@ -60,6 +60,11 @@ class FilingsFake(Fake):
     def auth_headers(self) -> dict[str, str]:
         return {self.settings.api_key_header: self.model.demo_keys["enterprise"]}
 
+    @classmethod
+    def settings_for_tests(cls) -> dict[str, Any]:
+        """The small catalogue: every market, filter and rule of the full one on 220 companies."""
+        return {"scale": "small"}
+
     def sample_request(self) -> tuple[str, str]:
         self.model.catalogue  # noqa: B018 - build (or fetch) the shared catalogue before any timing
         return ("GET", "/filings/?ordering=-release_datetime")

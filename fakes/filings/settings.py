@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fakes.kernel.settings import FakeSettings
+from fakes.kernel.settings import FakeSettings, SettingsError
+
+from .catalogue.generator import Scale, ScaleError
 
 
 @dataclass
@@ -32,3 +34,18 @@ class FilingsSettings(FakeSettings):
     walk_page_limit: int = field(default=10, metadata={
         "help": "unfiltered list pages (companies, filings) a client may walk before each further page breaks "
                 "filings/walking-every-page"})
+
+    def __post_init__(self) -> None:
+        """Refuse settings that would only fail later (one clear line from `fakes serve`)."""
+        problems = []
+        try:
+            Scale.parse(self.scale)
+        except ScaleError as exc:
+            problems.append(str(exc))
+        if not 1 <= self.default_page_size <= self.max_page_size:
+            problems.append("default_page_size must be between 1 and max_page_size")
+        if min(self.free_quota, self.standard_quota, self.level2_quota, self.enterprise_quota,
+               self.processing_delay_s) < 0:
+            problems.append("quotas and processing_delay_s must be >= 0")
+        if problems:
+            raise SettingsError("filings: " + "; ".join(problems))

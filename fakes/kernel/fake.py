@@ -138,6 +138,13 @@ class Fake:
         tests (schemathesis) and the benchmark."""
         return {}
 
+    @classmethod
+    def settings_for_tests(cls) -> dict[str, Any]:
+        """Settings the generic suites (contract tests, scenario tests) use for this service: the
+        same contract on less data, e.g. a small catalogue. Scenarios run with these and with the
+        defaults (what `fakes serve` runs)."""
+        return {}
+
     def sample_request(self) -> tuple[str, str]:
         """(method, path+query) of this service's heaviest common request, ready to succeed with
         :meth:`auth_headers` (prepares state and moves the clock if it must); the benchmark's

@@ -8,16 +8,15 @@ import pytest
 
 from fakes import registry
 from fakes.kernel.fake import Fake
-
-from .schemathesis_harness import load_schema, operation_labels, run_operation
+from tests.support.schemathesis_harness import load_schema, operation_labels, run_operation
 
 MAX_EXAMPLES = int(os.environ.get("FAKES_CONTRACT_EXAMPLES", "60"))
 
 
 def contract_fake(service: str) -> Fake:
-    # small catalogues where a service has one: the contract is the same, only the data is less
-    settings = {"scale": "small"} if service == "filings" else {}
-    return registry.fake_class(service)(seed=0, **settings)
+    # the service's own test settings (e.g. a small catalogue): the same contract on less data
+    cls = registry.fake_class(service)
+    return cls(seed=0, **cls.settings_for_tests())
 
 
 def _cases() -> list[tuple[str, str]]:

@@ -26,10 +26,10 @@ import pytest
 
 from fakes import registry
 from fakes.kernel.cli import build_parser, select_services
+from tests.support.serving import ROOT, VENV_BIN, clean_env, run
 
 from . import dockerfile
 from .context import context_files, copy_context
-from .serving import ROOT, VENV_BIN, clean_env, run
 
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
 COMPOSE_FILES = {"compose.yaml": ROOT / "docker" / "compose.yaml",

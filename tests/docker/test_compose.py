@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from fakes import registry
+from tests.support.serving import clean_env, fixed_ports, get, health, require_all_services, run, running
 
 from . import dockerfile
 from .conftest import (
@@ -26,7 +27,6 @@ from .conftest import (
     served_ports,
     setting_variable,
 )
-from .serving import clean_env, fixed_ports, get, health, require_all_services, run, running
 
 yaml = pytest.importorskip("yaml", reason="PyYAML reads the compose files (pip install pyyaml)")
 

@@ -11,6 +11,15 @@ from typing import Any
 
 from fakes import registry
 from fakes.kernel.control import control_routes
+from tests.support.serving import (
+    fixed_ports,
+    free_port,
+    health,
+    parse_banner,
+    require_all_services,
+    run,
+    running,
+)
 
 from . import dockerfile
 from .conftest import (
@@ -27,15 +36,6 @@ from .conftest import (
     setting_variable,
 )
 from .context import context_files
-from .serving import (
-    fixed_ports,
-    free_port,
-    health,
-    parse_banner,
-    require_all_services,
-    run,
-    running,
-)
 
 PYTHON_BASE = "python:3.11-slim"
 COMPILERS = re.compile(r"\b(gcc|g\+\+|cc|clang|build-essential|make|cmake|rustc|cargo|python3?-dev)\b")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from fakes.filings import FilingsFake
-from tests.contract.schemathesis_harness import operation_labels, run_operation
+from tests.support.schemathesis_harness import operation_labels, run_operation
 
 EXAMPLES = int(os.environ.get("FAKES_FILINGS_CONTRACT_EXAMPLES", "25"))
 

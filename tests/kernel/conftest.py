@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from .tiny import NotesFake
+from examples.notes import NotesFake
 
 
 @pytest.fixture

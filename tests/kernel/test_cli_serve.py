@@ -6,6 +6,7 @@ being written is left out with --only until it imports).
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import socket
@@ -13,10 +14,12 @@ from collections.abc import Sequence
 
 import pytest
 
+from examples.notes import NotesFake
+from examples.notes.model import NotesModel
 from fakes import registry
-from fakes.kernel.cli import main
+from fakes.kernel.cli import build_parser, main
 from fakes.kernel.fake import Fake
-from tests.docker.serving import (
+from tests.support.serving import (
     clean_env,
     fakes_command,
     free_port,
@@ -172,3 +175,43 @@ def test_the_command_exits_non_zero_on_a_bad_flag_or_variable(argv: list[str], e
     result = run([fakes_command(), *argv], clean_env(env))
     assert result.returncode == 2, result
     assert "Traceback" not in result.stderr and "error:" in result.stderr, result.stderr
+
+
+class LateCheckingNotes(NotesFake):
+    """A service that checks a setting only when it builds its model (as a catalogue scale is)."""
+
+    def create_model(self) -> NotesModel:
+        if self.settings.max_text > 10_000:
+            raise ValueError("max_text above 10000 would not fit a page")
+        return super().create_model()
+
+
+@pytest.mark.parametrize(("argv", "env", "message"), [
+    pytest.param(["--set", "notes.build_seconds=-1"], {}, "notes: build times must be whole seconds >= 0",
+                 id="checked-setting"),
+    pytest.param([], {"FAKES_NOTES_MAX_TEXT": "0"}, "notes: max_text must be >= 1", id="checked-variable"),
+    pytest.param(["--set", "notes.build_seconds=soon"], {}, "cannot read 'soon' as int", id="wrong-type"),
+    pytest.param(["--set", "notes.colour=red"], {}, "notes has no setting 'colour'", id="unknown-setting"),
+    pytest.param(["--set", "late.max_text=20000"], {}, "late: bad setting: max_text above 10000", id="model-check"),
+])
+def test_a_bad_setting_is_one_line_and_exit_2(
+        argv: list[str], env: dict[str, str], message: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(registry.SERVICES, "notes", "examples.notes:NotesFake")
+    monkeypatch.setitem(registry.SERVICES, "late", f"{__name__}:LateCheckingNotes")
+    for name in [n for n in os.environ if n.startswith("FAKES_")]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    service = "late" if "late." in " ".join(argv) else "notes"
+    assert main(["serve", "--only", service, "--port", str(free_port()), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fakes: error: ") and message in err, err
+    assert err.count("\n") == 1, err
+
+
+def test_the_kernel_cli_has_no_service_specific_flag() -> None:
+    subcommands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    flags = [flag for sub in subcommands.choices.values() for action in sub._actions for flag in action.option_strings]
+    for name in registry.service_names():
+        assert not [flag for flag in flags if name in flag], f"a kernel flag names {name}"

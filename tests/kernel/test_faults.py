@@ -6,7 +6,7 @@ import time
 import httpx
 import pytest
 
-from .tiny import NotesFake
+from examples.notes import NotesFake
 
 
 def test_fault_for_the_next_n_matching_requests(notes: NotesFake) -> None:

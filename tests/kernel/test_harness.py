@@ -5,7 +5,7 @@ import time
 
 import httpx
 
-from .tiny import NotesFake
+from examples.notes import NotesFake
 
 
 def test_serve_gives_a_live_base_url_and_stops_fast() -> None:

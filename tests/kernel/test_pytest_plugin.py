@@ -13,13 +13,13 @@ def test_fixtures_from_the_entry_point(pytester: pytest.Pytester, monkeypatch: p
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
     pytester.makeconftest("""
 from fakes import registry
-registry.register("notes", "tests.kernel.tiny:NotesFake")
+registry.register("notes", "examples.notes:NotesFake")
 """)
     pytester.makepyfile("""
 import httpx
 import pytest
 from fakes.kernel import pytest_plugin
-from tests.kernel.tiny import NotesFake
+from examples.notes import NotesFake
 
 notes_fake, notes_url = pytest_plugin.service_fixtures("notes")
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from fakes.member_export import MemberExportFake
-from tests.contract.schemathesis_harness import operation_labels, run_operation
+from tests.support.schemathesis_harness import operation_labels, run_operation
 
 EXAMPLES = 40
 OWN_CONTROL_PATHS = ("/_fake/members", "/_fake/tokens")

@@ -1,7 +1,7 @@
 """Running `fakes serve` as a subprocess in tests: environment, ports, readiness, clean stop.
 
-Shared by tests/docker/ and tests/kernel/test_cli_serve.py. Every process started here is stopped
-(SIGTERM, then SIGKILL) when its ``with`` block ends, whatever happened inside it.
+Shared by tests/docker/ and tests/kernel/. Every process started here is stopped (SIGTERM, then
+SIGKILL) when its ``with`` block ends, whatever happened inside it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Example services: templates to copy, not part of the installed package (see notes/README.md)."""

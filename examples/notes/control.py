@@ -1,0 +1,33 @@
+"""The service's additions to the control plane, declared relative to ``/_fake``.
+
+Each route parses JSON and calls the fake's Python method of the same meaning, so the HTTP and
+the Python faces cannot drift apart. Errors use the kernel's control shape ``{"error", "message"}``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from fakes.kernel.errors import ControlError
+from fakes.kernel.http import json_response, read_json_object
+
+if TYPE_CHECKING:
+    from . import NotesFake
+
+NOTE_FIELDS = frozenset({"text", "tag"})
+
+
+def routes(fake: NotesFake) -> list[BaseRoute]:
+    async def add_note(request: Request) -> Response:
+        body = await read_json_object(request, error=ControlError)
+        unknown = sorted(set(body) - NOTE_FIELDS)
+        if unknown:  # a typo must not pass unnoticed
+            raise ControlError(400, f"unknown field(s) {', '.join(unknown)}; allowed: text, tag", code="unknown_field")
+        # a model refusal (ServiceError) is rendered in the control plane's shape by the kernel
+        return json_response(fake.add_note(**body), 201)
+
+    return [Route("/notes", add_note, methods=["POST"])]
