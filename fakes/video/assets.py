@@ -100,7 +100,9 @@ def asset_routes(fake: VideoFake) -> list[BaseRoute]:
         return video, fake.model.clock.now_ms()
 
     def base_of(request: Request) -> str:
-        return fake.settings.public_base_url.rstrip("/") or str(request.base_url).rstrip("/")
+        from .routes import request_base
+
+        return fake.settings.public_base_url.rstrip("/") or request_base(request)
 
     async def player(request: Request) -> Response:
         found = current(request)

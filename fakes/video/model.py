@@ -234,12 +234,17 @@ class VideoModel:
     def render(self, video: Video, base: str) -> dict[str, Any]:
         return to_json(video, base, self.settings.sandbox)
 
-    def list_videos(self, project: Project, query: dict[str, Any], base: str, cache_key: str) -> bytes | list[Video]:
-        """The matching videos in order, or the rendered page bytes when cached (see routes)."""
+    def cached_list(self, project: Project, base: str, cache_key: str) -> bytes | None:
+        """The rendered list page for this exact query if nothing changed since it was rendered."""
         self.catch_up()
         cached = self._list_cache.get((project.project_id, base, cache_key))
         if cached is not None and cached[0] == self.version:
             return cached[1]
+        return None
+
+    def list_videos(self, project: Project, query: dict[str, Any]) -> list[Video]:
+        """The matching videos in the requested order."""
+        self.catch_up()
         videos = [v for v in self.videos.values() if v.project_id == project.project_id and _matches(v, query)]
         sort_by = query.get("sortBy") or "createdAt"
         reverse = query.get("sortOrder") == "desc"

@@ -12,6 +12,8 @@ import binascii
 from dataclasses import dataclass
 from typing import Any
 
+from fakes.kernel.errors import ServiceError
+
 from . import data
 from .problems import problem
 
@@ -51,7 +53,7 @@ class Token:
         return dict(vars(self))
 
 
-def unauthorized(kind: tuple[str, str], detail: str | None = None) -> Exception:
+def unauthorized(kind: tuple[str, str], detail: str | None = None) -> ServiceError:
     return problem(401, kind[0], kind[1], detail=detail)
 
 
@@ -67,6 +69,7 @@ class Projects:
         self.tokens: dict[str, Token] = {}
         self.by_refresh: dict[str, Token] = {}
         self.token_count = 0
+        self._basic: dict[str, str] = {}
 
     def create(self, now_ms: int) -> Project:
         number = len(self.by_id) + 1
@@ -87,6 +90,9 @@ class Projects:
         scheme, _, credentials = header.strip().partition(" ")
         credentials = credentials.strip()
         if scheme.lower() == "basic" and credentials:
+            known = self._basic.get(credentials)
+            if known is not None and known in self.by_key:
+                return self.by_key[known]
             try:
                 decoded = base64.b64decode(credentials, validate=True).decode("utf-8")
             except (binascii.Error, UnicodeDecodeError):
@@ -97,6 +103,8 @@ class Projects:
             project = self.by_key.get(key)
             if project is None:
                 raise unauthorized(INVALID_KEY)
+            if len(self._basic) < 10_000:  # decoded once per distinct header (the hot path)
+                self._basic[credentials] = key
             return project
         if scheme.lower() == "bearer" and credentials:
             token = self.tokens.get(credentials)
@@ -109,7 +117,7 @@ class Projects:
         """The project a header names, or None (for rate-limit buckets of refused requests)."""
         try:
             return self.authenticate(header, now_ms)
-        except Exception:
+        except ServiceError:
             return None
 
     def issue(self, api_key: Any, now_ms: int) -> dict[str, Any]:
