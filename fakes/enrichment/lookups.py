@@ -587,7 +587,7 @@ class Lookups:
                     path: dict[str, str]) -> Answer:
         feed = self._feed(call, path)
         self.model.settle(call, 0)
-        return self._answer(self.model.feeds.rss(feed, base), media_type="application/rss+xml")
+        return self._answer(self.model.feeds.rss(feed, base), media_type="text/xml")
 
     def consume(self, call: Call, feed_id: str) -> dict[str, Any]:
         feed = self._feed(call, {"feed_id": feed_id})

@@ -162,7 +162,7 @@ OPERATIONS: tuple[Operation, ...] = (
               ("/api/v1/monitor/feeds/{feed_id}/rss.xml", "/api/v1/feeds/{feed_id}/rss.xml"), bucket="free",
               billed=False, cost="free", params=(Param("token", "The feed's RSS token (not needed for public feeds)",
                                                        max_length=200),),
-              media_type="application/rss+xml", tag="monitor", path_params=("feed_id",)),
+              media_type="text/xml", tag="monitor", path_params=("feed_id",)),
 )
 BY_NAME = {op.name: op for op in OPERATIONS}
 #: MCP-only tool (no REST operation of its own): returns the items new since the last consumption
