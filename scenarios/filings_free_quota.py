@@ -54,7 +54,8 @@ def flow(run: Run) -> None:
         run.check(not anomaly, f"each of {calls} calls was served and counted exactly once", anomaly)
         run.check(remaining == 0, "the allowance is used up")
 
-    with run.step("the next call is the quota error"):
+    # retrying at once after the refusal breaks a client rule on purpose: the fake answers 429 again
+    with run.step("the next call is the quota error", expect_verdicts=["filings/calls-after-quota-refusal"]):
         blocked = run.request("GET", "/filings/", headers=headers)
         run.check(blocked.status_code == 429, "429 once the allowance is spent", blocked.text)
         body = blocked.json()

@@ -37,7 +37,7 @@ def flow(run: Run) -> None:
     auth = {"Authorization": f"Bearer {token}"}
     headers = {**auth, version_header: version}
 
-    with run.step("every call needs the version header"):
+    with run.step("every call needs the version header", expect_verdicts=["member-export/no-version-header"]):
         missing = run.request("GET", AUTHORIZATIONS, params={"q": "memberAndApplication"}, headers=auth)
         run.check(missing.status_code == 426, "no version header: 426", missing.text)
         run.check(missing.json().get("code") == "NONEXISTENT_VERSION", "code NONEXISTENT_VERSION", missing.text)
@@ -99,10 +99,9 @@ def flow(run: Run) -> None:
         if run.is_fake:
             run.check(set(seen) == expected_events, "every announced event, each once", (sorted(seen),
                                                                                          sorted(expected_events)))
-            journal = run.control("GET", "/_fake/journal", params={"warnings": "1"})
-            warnings = [w for entry in journal["entries"] for w in entry["warnings"]]
-            run.check(len(warnings) == 1 and "without the" in warnings[0],
-                      "the only client-contract warning is the deliberate request without the header", warnings)
+            verdicts = run.control("GET", "/_fake/verdicts")["verdicts"]
+            run.check([(v["id"], v["count"]) for v in verdicts] == [("member-export/no-version-header", 1)],
+                      "the only client rule broken is the deliberate request without the header", verdicts)
 
 
 def _page_domain(run: Run, headers: dict[str, str], domain: str) -> int:

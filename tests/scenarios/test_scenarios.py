@@ -11,6 +11,7 @@ import pytest
 from examples.notes import NotesFake
 from fakes import registry
 from fakes.kernel.fake import Fake
+from fakes.kernel.verdicts import render_verdicts
 from scenarios.runner import Run, Scenario, discover, run_scenario
 
 SCENARIOS = discover()
@@ -43,6 +44,10 @@ def test_scenario_passes_against_the_fake(name: str, settings: dict[str, object]
     assert report.target == "fake"
     assert report.status == "passed", report.render()
     assert report.steps and all(step.ok for step in report.steps)
+    # a scenario's client follows the documentation: it breaks no client rule but those its steps
+    # declare they break on purpose (run.step(..., expect_verdicts=[...])); docs/verdicts.md
+    verdicts = fake.verdicts()
+    assert {v["id"] for v in verdicts} == report.expected_verdicts(), render_verdicts(verdicts)
 
 
 def test_every_service_has_a_scenario() -> None:
