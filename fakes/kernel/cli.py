@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = sub.add_parser("list", help="list the services, their default ports and settings")
     listing.add_argument("--settings", action="store_true", help="print every setting with its default")
+    listing.add_argument("--rules", action="store_true",
+                         help="print every client rule (verdicts) with its severity and explanation")
 
     openapi = sub.add_parser("openapi", help="print a service's OpenAPI document")
     openapi.add_argument("service")
@@ -109,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "list":
-            return cmd_list(args.settings)
+            return cmd_list(args.settings, args.rules)
         if args.command == "openapi":
             fake = make_fakes([args.service], seed=0, clock=Clock("manual"))[args.service]
             print(json.dumps(fake.openapi(), indent=2))
@@ -124,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def cmd_list(with_settings: bool) -> int:
+def cmd_list(with_settings: bool, with_rules: bool = False) -> int:
     for name in registry.service_names():
         cls = registry.fake_class(name)
         print(f"{name:<15} port {cls.default_port:<6} {cls.title}")
@@ -132,6 +134,9 @@ def cmd_list(with_settings: bool) -> int:
             for row in cls.settings_class.describe():
                 default = json.dumps(row["default"])
                 print(f"    {name}.{row['name']} = {default}  ({row['type']}) {row['help']}")
+        if with_rules:
+            for rule in cls.client_rules:
+                print(f"    {rule.id} [{rule.severity}] {rule.explanation}")
     return 0
 
 
