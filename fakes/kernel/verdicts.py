@@ -211,3 +211,13 @@ def serve_summary(fakes: dict[str, Fake]) -> str:
             lines.extend(f"    {v['id']} [{v['severity']}] x{v['count']}, first: {describe_offence(v['first'])}"
                          for v in verdicts)
     return "\n".join(lines)
+
+
+def rules_markdown(fake_classes: Iterable[type[Fake]]) -> str:
+    """The Markdown table of every rule of these fakes (docs/verdicts.md embeds it, tested)."""
+    lines = ["| rule | severity | what the client must do | source |", "|---|---|---|---|"]
+    for cls in fake_classes:
+        for rule in cls.client_rules:
+            cells = (f"`{rule.id}`", rule.severity, rule.explanation, rule.source)
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines)

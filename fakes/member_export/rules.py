@@ -27,17 +27,18 @@ CHANGELOG_START_TOO_OLD = ClientRule(
     "member-export/changelog-start-too-old", "error",
     "startTime may look back at most 28 days; older events are gone, so a client asking for them has lost data "
     "(the answer is clamped to the last 28 days).",
-    "seed 000 A, Limits: 'look-back at most 28 days'; reference A.1 Changelog: older is clamped, not an error")
+    "seed 000 A, Limits: 'look-back at most 28 days'; real-apis.md A.1 Changelog (line 69): older is clamped, not an "
+    "error")
 POLLING_TOO_FAST = ClientRule(
     "member-export/polling-too-fast", "warning",
     "Poll the changelog at most once per poll_interval_s (an hour) per member, except to drain a full page.",
-    "reference A.1 Changelog: 'Recommended polling once an hour per member'")
+    "real-apis.md A.1 Changelog (line 69): 'Recommended polling once an hour per member'")
 REPOLLING_IDENTICAL_WINDOW = ClientRule(
     "member-export/repolling-identical-window", "warning",
     "After a full page the next poll must move startTime to the latest processedAt; asking the same startTime "
     "and count again returns the identical page (a client stuck in a loop, e.g. count=1).",
-    "seed 000 A, Endpoints rule 2 (inclusive startTime); reference A.1 Changelog: the recommended cursor is the "
-    "latest processedAt of the previous response")
+    "seed 000 A, Endpoints rule 2 (inclusive startTime); real-apis.md A.1 Changelog (line 69): the recommended "
+    "cursor is the latest processedAt of the previous response")
 
 RULES = (NO_VERSION_HEADER, PAGING_PAST_404, RELYING_ON_TOTAL, CHANGELOG_START_TOO_OLD, POLLING_TOO_FAST,
          REPOLLING_IDENTICAL_WINDOW)
