@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.openapi import json_response_spec
+from fakes.kernel.openapi import CONTROL_TAG, json_response_spec
 
 from .settings import RelaySettings
 
@@ -61,13 +61,14 @@ def document(settings: RelaySettings) -> dict[str, Any]:
                                   {**call_id_header, "Retry-After": {"schema": _INT}}),
         "504": refusal("the upstream timed out (never billed)"),
     }
+    # Idempotency-Key and the body-encoding header are described in words, not declared as header
+    # parameters: declared ones make schemathesis treat the configured token as generated
     call_parameters = [
         {"name": "target", "in": "path", "required": True, "schema": _STR,
          "description": "a catalogue id (provider.area.action) or a full upstream URL"},
-        {"name": "Idempotency-Key", "in": "header", "required": False, "schema": _STR},
-        {"name": f"{p}-Body-Encoding", "in": "header", "required": False, "schema": {"type": "string",
-                                                                                    "enum": ["base64"]}},
     ]
+    call_headers = (f" Optional headers: Idempotency-Key (a retry with the same key and request is replayed), "
+                    f"{p}-Body-Encoding: base64 (the body is base64; the relay decodes it).")
     endpoint_view: Schema = {"type": "object", "properties": {"id": _STR, "provider": _STR, "method": _STR,
                                                               "cost": {"type": "object", "nullable": True}}}
     call_record = _obj({"call_id": _STR, "endpoint_id": {"type": "string", "nullable": True}, "provider": _STR,
@@ -86,9 +87,11 @@ def document(settings: RelaySettings) -> dict[str, Any]:
     paths: dict[str, Any] = {
         "/call/{target}": {
             "parameters": call_parameters,
-            "get": {"summary": "Call a catalogue entry or an upstream URL", "security": security,
+            "get": {"summary": "Call a catalogue entry or an upstream URL", "description": call_headers.strip(),
+                    "security": security,
                     "responses": call_responses},
-            "post": {"summary": "Call with a body (forwarded unchanged)", "security": security,
+            "post": {"summary": "Call with a body (forwarded unchanged)", "description": call_headers.strip(),
+                     "security": security,
                      "requestBody": {"required": False, "content": {"application/json": {"schema": {}},
                                                                     "application/octet-stream": {"schema": {}}}},
                      "responses": call_responses},
@@ -157,6 +160,7 @@ def document(settings: RelaySettings) -> dict[str, Any]:
             "responses": {"default": {"description": "JSON-RPC answer of the MCP server",
                                       "content": {"application/json": {"schema": {}}}}}}},
     }
+    paths.update(_control_paths())
     for path, (summary, media) in text_pages.items():
         paths[path] = {"get": {"summary": summary, "responses": {"200": _text(media)}}}
     return {
@@ -167,4 +171,45 @@ def document(settings: RelaySettings) -> dict[str, Any]:
         "paths": paths,
         "components": {"securitySchemes": {"RelayToken": {"type": "apiKey", "in": "header", "name": f"{p}-Token"}}},
         "tags": [{"name": "mcp", "description": "The MCP connector"}],
+    }
+
+
+def _control_paths() -> dict[str, Any]:
+    control_error = _obj({"error": _STR, "message": _STR})
+    team_id = [{"name": "team_id", "in": "path", "required": True, "schema": _STR}]
+
+    def op(summary: str, body: Schema | None, status: str = "200", extra: list[Any] | None = None) -> dict[str, Any]:
+        operation: dict[str, Any] = {"tags": [CONTROL_TAG], "summary": summary, "security": [], "responses": {
+            status: json_response_spec(_OBJ), "400": json_response_spec(control_error, "bad body"),
+            "404": json_response_spec(control_error, "no such team, provider or fake")}}
+        if body is not None:
+            operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+        if extra:
+            operation["parameters"] = extra
+        return operation
+
+    canned = {"type": "array", "items": _obj({"method": _STR, "path": _STR, "status": _INT, "headers": _OBJ,
+                                               "body": {}}, [])}
+    return {
+        "/_fake/teams": {"post": op("Create a team with a token (balance defaults to $1.00)",
+                                    _obj({"balance_micro": _INT, "name": _STR}, []), "201")},
+        "/_fake/teams/{team_id}": {"get": op("A team: balance, holds, tools, secrets, ledger", None, extra=team_id)},
+        "/_fake/teams/{team_id}/tools": {"post": op("Register the team's own key for a provider",
+                                                    _obj({"provider": _STR, "key": _STR}), "201", team_id)},
+        "/_fake/teams/{team_id}/secrets": {"post": op("Store a secret for a provider",
+                                                      _obj({"provider": _STR, "secret": _STR}), "201", team_id)},
+        "/_fake/teams/{team_id}/topup": {"post": op("Add micro-USD to the balance", _obj({"amount_micro": _INT}),
+                                                    extra=team_id)},
+        "/_fake/upstreams": {"post": op("Answer a provider with a canned table or another served fake",
+                                        _obj({"provider": _STR, "responses": canned, "fake": _STR}, ["provider"]),
+                                        "201")},
+        "/_fake/saturation": {
+            "get": op("The saturation switch and thresholds", None),
+            "put": op("Set the switch or thresholds", _obj({"saturated": _BOOL, "max_in_flight": _INT,
+                                                            "max_per_second": _INT, "retry_after_s": _INT}, []))},
+        "/_fake/providers": {"post": op("Add a provider", _obj({"provider": _STR, "host": _STR, "display_name": _STR},
+                                                               ["provider"]), "201")},
+        "/_fake/catalog/entries": {"post": op("Add a catalogue entry", _obj(
+            {"id": _STR, "method": _STR, "path": _STR, "params": _OBJ, "cost": {"type": "object", "nullable": True},
+             "summary": _STR, "capability": _STR, "kind": _STR, "curated": _BOOL}, ["id", "path"]), "201")},
     }
