@@ -1,23 +1,32 @@
-"""``python -m scenarios list | run NAME --base-url URL [--credentials k=v ...] | bench``."""
+"""``python -m scenarios list | run NAME --base-url URL [--credentials k=v ...] | bench``.
+
+Against a fake, each scenario runs in a fresh world of its own (``<base URL>/_w/<id>``: its own
+state and clock), deleted afterwards, so a shared server's other users see nothing of it;
+``--world ID`` runs in (and keeps) a named world, ``--no-world`` in the world the base URL points
+to (the scenario then creates its own member or key there, and moves that world's clock).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
 import sys
 from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
-from .runner import discover, is_fake_target, run_scenario
+from .runner import Report, discover, is_fake_target, run_scenario
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["bench"]:  # the benchmark parses its own options
-        from . import bench as bench_module
+class UsageError(Exception):
+    """A bad option or an unusable target: one line on stderr, exit status 2."""
 
-        return int(bench_module.main(argv[1:]) or 0)
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scenarios")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the scenarios")
@@ -27,45 +36,131 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--credentials", nargs="*", default=[], metavar="KEY=VALUE",
                      help="credentials for a real service (or @file.json)")
     run.add_argument("--real", action="store_true", help="treat the target as the real service")
-    run.add_argument("--json", action="store_true", help="print the report as JSON")
+    run.add_argument("--json", action="store_true",
+                     help="print JSON: one run's report, or for 'all' one document with every report")
     run.add_argument("--timeout", type=float, default=100.0, help="HTTP timeout in seconds")
     run.add_argument("--service", help="with 'all': the target's service (found by /_fake/health on a fake)")
+    run.add_argument("--control-token", default=os.environ.get("FAKES_CONTROL_TOKEN") or None, metavar="TOKEN",
+                     help="the control token of a fake started with --control-token (default: $FAKES_CONTROL_TOKEN)")
+    where = run.add_mutually_exclusive_group()
+    where.add_argument("--world", metavar="ID",
+                       help="run in this world of the fake (created on first use, kept afterwards)")
+    where.add_argument("--no-world", action="store_true",
+                       help="run in the world the base URL points to instead of a fresh one")
     sub.add_parser("bench", help="benchmark the fakes: python -m scenarios bench --help")
-    args = parser.parse_args(argv)
-    scenarios = discover()
-    if args.command == "list":
-        for name, scenario in scenarios.items():
-            print(f"{name:<32} {scenario.service:<15} {scenario.summary}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:  # the benchmark parses its own options
+        from . import bench as bench_module
+
+        return int(bench_module.main(argv[1:]) or 0)
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "list":
+            for name, scenario in discover().items():
+                print(f"{name:<32} {scenario.service:<15} {scenario.summary}")
+            sys.stdout.flush()
+            return 0
+        return cmd_run(args)
+    except UsageError as exc:
+        print(f"scenarios: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `python -m scenarios list | head`: the reader left, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    scenarios = discover()
+    if args.name != "all" and args.name not in scenarios:
+        raise UsageError(f"unknown scenario {args.name!r}; see `python -m scenarios list`")
+    token = args.control_token
+    is_fake = False if args.real else _probe(args.base_url, args.timeout, token)
     if args.name == "all":
-        service = args.service or (None if args.real else _fake_service(args.base_url, args.timeout))
+        service = args.service or (_fake_service(args.base_url, args.timeout, token) if is_fake else None)
         if service is None:
-            print("with 'all' against a real service, say which one: --service NAME", file=sys.stderr)
-            return 2
+            raise UsageError("with 'all' against a real service, say which one: --service NAME")
         names = [name for name, scenario in scenarios.items() if scenario.service == service]
     else:
         names = [args.name]
-    for name in names:
-        if name not in scenarios:
-            print(f"unknown scenario {name!r}; see `python -m scenarios list`", file=sys.stderr)
-            return 2
     credentials = _credentials(args.credentials)
-    failed = 0
+    reports: list[Report] = []
     for name in names:
-        with httpx.Client(base_url=args.base_url, timeout=args.timeout) as client:
-            report = run_scenario(scenarios[name], client, is_fake=False if args.real else None,
-                                  credentials=credentials)
-        print(json.dumps(report.to_dict(), indent=2) if args.json else report.render())
-        failed += report.status == "failed"
-    return 1 if failed else 0
+        world = ""
+        base_url = args.base_url
+        if is_fake and not args.no_world and not _names_a_world(base_url):
+            world = args.world or f"scenario-{name}-{secrets.token_hex(4)}"
+            base_url = _open_world(args.base_url, world, args.timeout, token)
+        try:
+            with httpx.Client(base_url=base_url, timeout=args.timeout) as client:
+                report = run_scenario(scenarios[name], client, is_fake=is_fake, credentials=credentials,
+                                      control_token=token, world=world)
+        finally:
+            if world and not args.world:  # a fresh world is the run's own: free its slot and memory
+                _delete_world(args.base_url, world, args.timeout, token)
+        reports.append(report)
+        if not args.json:
+            print(report.render(), flush=True)
+    if args.json:
+        print(json.dumps(_json_document(args.name, reports), indent=2), flush=True)
+    return 1 if any(report.status == "failed" for report in reports) else 0
 
 
-def _fake_service(base_url: str, timeout: float) -> str | None:
-    """The service name a fake reports on /_fake/health (None if the target is no fake)."""
+def _json_document(name: str, reports: list[Report]) -> dict[str, Any]:
+    """One JSON document: the report itself for one scenario, a summary with every report for 'all'."""
+    if name != "all":
+        return reports[0].to_dict()
+    counts = {status: sum(r.status == status for r in reports) for status in ("passed", "failed", "skipped")}
+    return {"status": "failed" if counts["failed"] else "passed", **counts,
+            "reports": [report.to_dict() for report in reports]}
+
+
+def _auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def _probe(base_url: str, timeout: float, token: str | None) -> bool:
+    """Is the target a fake? A fake that wants a control token we do not have is a usage error."""
     with httpx.Client(base_url=base_url, timeout=timeout) as client:
-        if not is_fake_target(client):
-            return None
-        return str(client.get("/_fake/health").json()["service"])
+        if is_fake_target(client, token):
+            return True
+        try:
+            answer = client.get("/_fake/health", headers=_auth(token))
+        except httpx.HTTPError:
+            return False
+    if answer.status_code == 401 and "control token" in answer.text:
+        raise UsageError("this fake was started with a control token: pass --control-token TOKEN "
+                         "(or set FAKES_CONTROL_TOKEN)" if not token else "the fake refused this control token")
+    return False
+
+
+def _fake_service(base_url: str, timeout: float, token: str | None) -> str:
+    """The service name a fake reports on /_fake/health."""
+    with httpx.Client(base_url=base_url, timeout=timeout) as client:
+        return str(client.get("/_fake/health", headers=_auth(token)).json()["service"])
+
+
+def _names_a_world(base_url: str) -> bool:
+    return "/_w/" in urlsplit(base_url).path + "/"
+
+
+def _open_world(base_url: str, world: str, timeout: float, token: str | None) -> str:
+    """The base URL of ``world`` on the fake at ``base_url`` (the fake creates it on first use)."""
+    world_url = f"{base_url.rstrip('/')}/_w/{world}"
+    with httpx.Client(base_url=world_url, timeout=timeout) as client:
+        answer = client.get("/_fake/health", headers=_auth(token))
+    if answer.status_code != 200:
+        raise UsageError(f"cannot open world {world!r} on {base_url}: {answer.status_code} {answer.text[:200]} "
+                         "(--no-world runs in the base URL's own world)")
+    return world_url
+
+
+def _delete_world(base_url: str, world: str, timeout: float, token: str | None) -> None:
+    with httpx.Client(base_url=base_url, timeout=timeout) as client:
+        client.delete(f"/_fake/worlds/{world}", headers=_auth(token))
 
 
 def _credentials(items: list[str]) -> dict[str, str]:
@@ -77,7 +172,7 @@ def _credentials(items: list[str]) -> dict[str, str]:
             continue
         key, sep, value = item.partition("=")
         if not sep:
-            raise SystemExit(f"--credentials takes KEY=VALUE, got {item!r}")
+            raise UsageError(f"--credentials takes KEY=VALUE, got {item!r}")
         found[key] = value
     return found
 

@@ -79,6 +79,11 @@ class Report:
     steps: list[Step] = field(default_factory=list)
     status: str = "passed"  # passed | failed | skipped
     message: str = ""
+    #: the world the run used on a shared fake ("" when it ran where the base URL points)
+    world: str = ""
+    #: virtual seconds the run moved the fake's clock forward (what it changed for other users
+    #: of the same world)
+    clock_moved_s: float = 0.0
 
     @property
     def passed(self) -> bool:
@@ -98,6 +103,10 @@ class Report:
                                                                          check.detail else ""))
             if step.error:
                 lines.append(f"       error: {step.error}")
+        if self.world:
+            lines.append(f"  ran in world {self.world!r}: the default world was not touched")
+        elif self.clock_moved_s:
+            lines.append(f"  moved the fake's clock forward by {_duration(self.clock_moved_s)}")
         lines.append(f"{self.status.upper()}: {self.scenario}" + (f" - {self.message}" if self.message else ""))
         return "\n".join(lines)
 
@@ -107,7 +116,8 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"scenario": self.scenario, "base_url": self.base_url, "target": self.target,
-                "status": self.status, "message": self.message,
+                "status": self.status, "message": self.message, "world": self.world,
+                "clock_moved_s": self.clock_moved_s,
                 "steps": [{"name": s.name, "ok": s.ok, "requests": s.requests, "error": s.error,
                            "expected_verdicts": list(s.expected_verdicts),
                            "checks": [vars(c) for c in s.checks]} for s in self.steps]}
@@ -117,13 +127,20 @@ class Run:
     """What a scenario's flow gets: an HTTP client, credentials, the clock, and the report."""
 
     def __init__(self, client: httpx.Client, *, is_fake: bool, credentials: dict[str, str] | None = None,
-                 report: Report | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+                 report: Report | None = None, sleep: Callable[[float], None] = time.sleep,
+                 control_token: str | None = None) -> None:
         self.http = client
         self.is_fake = is_fake
         self.credentials = dict(credentials or {})
         self.report = report or Report("adhoc", str(client.base_url), "fake" if is_fake else "real")
         self._sleep = sleep
         self._step: Step | None = None
+        self._control_headers = {"Authorization": f"Bearer {control_token}"} if control_token else {}
+        # what this run sent (below the base URL), and where the fake's journal and verdicts stood
+        # before: a run judges only its own requests, whatever ran before or beside it
+        self._sent: list[tuple[str, str, str]] = []
+        self._journal_mark = 0
+        self._verdicts_mark: dict[str, int] = {}
 
     # -- structure -----------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -163,14 +180,20 @@ class Run:
     # -- HTTP ----------------------------------------------------------------------------------
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         response = self.http.request(method, path, **kwargs)
-        query = ("?" + response.request.url.query.decode()) if response.request.url.query else ""
-        self._current().requests.append(f"{method} {response.request.url.path}{query} -> {response.status_code}")
+        url = response.request.url
+        query = url.query.decode()
+        self._current().requests.append(f"{method} {url.path}{'?' + query if query else ''} -> "
+                                        f"{response.status_code}")
+        below_base = url.path[len(self.http.base_url.path.rstrip("/")):] or "/"
+        if not below_base.startswith("/_fake/"):
+            self._sent.append((method.upper(), below_base, query))
         return response
 
     def control(self, method: str, path: str, **kwargs: Any) -> Any:
         """A call to the fake's control plane; skips the scenario against a real service."""
         if not self.is_fake:
             raise ScenarioSkipped(f"needs the fake's control plane ({method} {path})")
+        kwargs["headers"] = {**self._control_headers, **kwargs.get("headers", {})}
         response = self.request(method, path, **kwargs)
         if response.status_code >= 400:
             raise ScenarioFailed(f"control call {method} {path} failed: {response.status_code} {response.text}")
@@ -196,8 +219,50 @@ class Run:
         """Let time pass: the fake's clock moves; a real service is waited for in real time."""
         if self.is_fake:
             self.control("POST", "/_fake/clock", json={"advance_seconds": seconds})
+            self.report.clock_moved_s += seconds
         else:
             self._sleep(seconds)
+
+    # -- judging only this run's own requests --------------------------------------------------
+    def mark_start(self) -> None:
+        """Note where the fake's journal and verdict counts stand (the runner calls it first)."""
+        if not self.is_fake:
+            return
+        entries = self._read_control("/_fake/journal", {"limit": 1})["entries"]
+        self._journal_mark = entries[-1]["seq"] if entries else 0
+        self._verdicts_mark = self._verdict_counts()
+
+    def own_journal(self) -> list[dict[str, Any]]:
+        """The fake's journal entries of this run's own requests (fake only): those recorded since
+        :meth:`mark_start` that match a request this run sent, so another client's requests and
+        earlier runs are left out."""
+        entries = self._read_control("/_fake/journal")["entries"]
+        unmatched = list(self._sent)
+        own = []
+        for entry in entries:
+            key = (entry["method"], entry["path"], entry["query"])
+            if entry["seq"] > self._journal_mark and key in unmatched:
+                unmatched.remove(key)
+                own.append(entry)
+        return own
+
+    def new_verdicts(self) -> dict[str, int]:
+        """Client rules broken since :meth:`mark_start`, with how often (fake only)."""
+        now = self._verdict_counts()
+        return {rule: count - self._verdicts_mark.get(rule, 0) for rule, count in now.items()
+                if count > self._verdicts_mark.get(rule, 0)}
+
+    def _verdict_counts(self) -> dict[str, int]:
+        return {v["id"]: v["count"] for v in self._read_control("/_fake/verdicts")["verdicts"]}
+
+    def _read_control(self, path: str, params: dict[str, Any] | None = None) -> Any:
+        """A control-plane read that is bookkeeping, not part of the flow (not in the report)."""
+        if not self.is_fake:
+            raise ScenarioSkipped(f"needs the fake's control plane (GET {path})")
+        response = self.http.get(path, params=params, headers=self._control_headers)
+        if response.status_code >= 400:
+            raise ScenarioFailed(f"control call GET {path} failed: {response.status_code} {response.text}")
+        return response.json()
 
     def wait_until(self, condition: Callable[[], bool], *, timeout_s: float, poll_s: float, what: str) -> None:
         """Poll ``condition`` every ``poll_s`` (virtual or real) seconds until it holds or time is up."""
@@ -225,9 +290,10 @@ def discover() -> dict[str, Scenario]:
     return dict(sorted(found.items()))
 
 
-def is_fake_target(client: httpx.Client) -> bool:
+def is_fake_target(client: httpx.Client, control_token: str | None = None) -> bool:
+    headers = {"Authorization": f"Bearer {control_token}"} if control_token else {}
     try:
-        response = client.get("/_fake/health")
+        response = client.get("/_fake/health", headers=headers)
     except httpx.HTTPError:
         return False
     try:
@@ -237,12 +303,16 @@ def is_fake_target(client: httpx.Client) -> bool:
 
 
 def run_scenario(scenario: Scenario, client: httpx.Client, *, is_fake: bool | None = None,
-                 credentials: dict[str, str] | None = None) -> Report:
+                 credentials: dict[str, str] | None = None, control_token: str | None = None,
+                 world: str = "") -> Report:
+    """Run ``scenario`` through ``client`` (whose base URL is the target's); ``control_token``
+    for a fake started with one; ``world`` names the world the base URL points into (report only)."""
     if is_fake is None:
-        is_fake = is_fake_target(client)
-    report = Report(scenario.name, str(client.base_url), "fake" if is_fake else "real")
-    run = Run(client, is_fake=is_fake, credentials=credentials, report=report)
+        is_fake = is_fake_target(client, control_token)
+    report = Report(scenario.name, str(client.base_url), "fake" if is_fake else "real", world=world)
+    run = Run(client, is_fake=is_fake, credentials=credentials, report=report, control_token=control_token)
     try:
+        run.mark_start()
         scenario.flow(run)
     except ScenarioSkipped as exc:
         report.status, report.message = "skipped", str(exc)
@@ -251,3 +321,13 @@ def run_scenario(scenario: Scenario, client: httpx.Client, *, is_fake: bool | No
     except Exception as exc:  # an error in the scenario or the transport is a failure, reported
         report.status, report.message = "failed", repr(exc)
     return report
+
+
+def _duration(seconds: float) -> str:
+    """``90061`` -> ``"1 d 1 h 1 min 1 s"`` (whole units, largest first)."""
+    parts, rest = [], int(seconds)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60), ("s", 1)):
+        if rest >= size:
+            parts.append(f"{rest // size} {unit}")
+            rest %= size
+    return " ".join(parts) or f"{seconds:g} s"

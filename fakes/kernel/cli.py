@@ -111,12 +111,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "list":
-            return cmd_list(args.settings, args.rules)
+            code = cmd_list(args.settings, args.rules)
+            sys.stdout.flush()  # inside the try: a reader that left is seen here, not at exit
+            return code
         if args.command == "openapi":
             fake = make_fakes([args.service], seed=0, clock=Clock("manual"))[args.service]
-            print(json.dumps(fake.openapi(), indent=2))
+            print(json.dumps(fake.openapi(), indent=2), flush=True)
             return 0
         return cmd_serve(args)
+    except BrokenPipeError:  # `fakes openapi NAME | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
     except (CliError, SettingsError, ClockError, registry.UnknownService) as exc:
         print(f"fakes: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2

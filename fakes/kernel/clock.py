@@ -152,10 +152,16 @@ class Clock:
         return self.now_ms()
 
     def reset(self) -> None:
-        """Back to the instant the clock started at (used by the fake's reset)."""
+        """Where a clock made now with the same mode would be (the fake's reset uses it).
+
+        A manual clock goes back to its start instant, so a reset test repeats exactly. A real or
+        scaled clock restarts at the current wall time: every advance is undone, yet it is never
+        put behind wall time (rewinding to its start would leave "real" time trailing the wall
+        clock by however long the server has run)."""
         with self._lock:
-            self._base_ms = float(self._initial_ms)
-            self._wall_at_base = self._wall()
+            wall = self._wall()
+            self._base_ms = float(self._initial_ms) if self.mode == "manual" else min(wall * 1000, MAX_EPOCH_MS)
+            self._wall_at_base = wall
 
     def _rebase(self, virtual_ms: float) -> None:
         self._base_ms = virtual_ms

@@ -49,10 +49,12 @@ class Model(Protocol):
     def load_state(self, state: dict[str, Any]) -> None: ...
 
 
-def make_clock(clock: Clock | str | None, *, default: str = "manual") -> Clock:
+def make_clock(clock: Clock | str | None, *, default: str = "manual", start_ms: int | None = None) -> Clock:
+    """The Clock handed in (shared, with its own start), or a new one of the spec starting at
+    ``start_ms`` (default: 2026-01-05T09:00Z for manual, the wall time for real and scaled)."""
     if isinstance(clock, Clock):
         return clock
-    return Clock(clock or default)
+    return Clock(clock or default, start_ms=start_ms)
 
 
 class Fake:
@@ -86,12 +88,13 @@ class Fake:
         max_worlds: int | None = DEFAULT_MAX_WORLDS,
         world_idle_expiry: float | None = None,
         max_fault_latency_ms: float | None = None,
+        start_ms: int | None = None,
         **settings: Any,
     ) -> None:
         self.seed = int(seed)
         # A clock handed in is shared with other fakes: resetting this fake must not rewind it.
         self._owns_clock = not isinstance(clock, Clock)
-        self.clock = make_clock(clock)
+        self.clock = make_clock(clock, start_ms=start_ms)  # start_ms: of a clock of its own only
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.control_token = control_token or None
         self.settings: Any = self.settings_class.resolve(self.name, kwargs=settings, cli=overrides)

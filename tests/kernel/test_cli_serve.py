@@ -10,6 +10,7 @@ import argparse
 import os
 import signal
 import socket
+import subprocess
 from collections.abc import Sequence
 
 import pytest
@@ -215,3 +216,18 @@ def test_the_kernel_cli_has_no_service_specific_flag() -> None:
     flags = [flag for sub in subcommands.choices.values() for action in sub._actions for flag in action.option_strings]
     for name in registry.service_names():
         assert not [flag for flag in flags if name in flag], f"a kernel flag names {name}"
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    # `fakes openapi NAME | head`: the reader leaves after one line, and the rest of the document
+    # (indented, far beyond a pipe's 64 KiB) meets a closed pipe
+    name = ready_services()[0]
+    with subprocess.Popen([fakes_command(), "openapi", name], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env=clean_env()) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline() == b"{\n"
+        process.stdout.close()
+        code = process.wait(timeout=60)
+        err = process.stderr.read().decode()
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert code == 0, (code, err)

@@ -74,3 +74,38 @@ def test_bad_clock_specs_are_refused(spec: str) -> None:
 def test_describe_reports_iso_and_epoch() -> None:
     clock = Clock("manual", start_ms=1_500)
     assert clock.describe() == {"now": "1970-01-01T00:00:01.500Z", "epoch_ms": 1500, "mode": "manual", "scale": 0.0}
+
+
+@pytest.mark.parametrize(("spec", "rate"), [("real", 1), ("scaled:60", 60)])
+def test_reset_of_a_running_clock_restarts_at_wall_time(spec: str, rate: int) -> None:
+    wall = FakeWall()
+    clock = Clock(spec, wall=wall)
+    wall.now += 3600  # the server has run for an hour
+    clock.advance(365 * 86_400)  # and a test moved its clock a year ahead
+    clock.reset()
+    assert clock.now_ms() == wall.now * 1000  # neither a year ahead nor an hour behind the wall
+    wall.now += 2
+    assert clock.now_ms() == (wall.now - 2) * 1000 + 2000 * rate  # and it runs on at its rate
+
+
+def test_reset_over_http_never_puts_a_real_clock_behind_wall_time() -> None:
+    import time
+
+    from examples.notes import NotesFake
+
+    fake = NotesFake(clock="real", start_ms=int(time.time() * 1000) - 3_600_000)  # as if started an hour ago
+    with fake.client() as client:
+        client.post("/_fake/clock", json={"advance_seconds": 86_400})
+        before_ms = time.time() * 1000
+        after_reset = client.post("/_fake/reset").json()["clock"]["epoch_ms"]
+    assert before_ms - 1 <= after_reset <= time.time() * 1000 + 1
+
+
+def test_a_fake_takes_the_start_of_its_own_clock() -> None:
+    from examples.notes import NotesFake
+
+    fake = NotesFake(start_ms=DEFAULT_START_MS + 86_400_000)  # create_fake(name, start_ms=...) passes it on
+    assert fake.clock.now_ms() == DEFAULT_START_MS + 86_400_000
+    fake.advance(60)
+    fake.reset()
+    assert fake.clock.now_ms() == DEFAULT_START_MS + 86_400_000

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
@@ -10,6 +12,7 @@ import pytest
 
 from examples.notes import NotesFake
 from fakes import registry
+from fakes.kernel.clock import DEFAULT_START_MS
 from fakes.kernel.fake import Fake
 from fakes.kernel.verdicts import render_verdicts
 from scenarios.runner import Run, Scenario, discover, run_scenario
@@ -95,33 +98,90 @@ def test_fake_only_steps_skip_against_a_real_service() -> None:
     assert given.passed
 
 
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_a_scenario_judges_only_its_own_requests(name: str) -> None:
+    # a second run on the same fake finds the first run's requests, members, keys and verdicts
+    scenario = SCENARIOS[name]
+    fake = scenario_fake(scenario.service, **_test_settings(scenario.service))
+    for attempt in ("first", "second"):
+        with fake.client() as client:
+            report = run_scenario(scenario, client)
+        assert report.passed, f"{attempt} run: " + report.render()
+
+
+# the CLI against a live fake: the first service with scenarios, and its scenarios
+CLI_SERVICE = next(iter(SCENARIOS.values())).service if SCENARIOS else ""
+CLI_SCENARIOS = [name for name, s in SCENARIOS.items() if s.service == CLI_SERVICE]
+
+
+def scenarios_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "FAKES_CONTROL_TOKEN"} | (env or {})
+    return subprocess.run([sys.executable, "-m", "scenarios", *args], capture_output=True, text=True, timeout=300,
+                          env=environ)
+
+
 def test_cli_lists_and_runs_against_a_live_fake() -> None:
-    listed = subprocess.run([sys.executable, "-m", "scenarios", "list"], capture_output=True, text=True, check=True)
-    for name in SCENARIOS:
-        assert name in listed.stdout
+    listed = scenarios_cli("list")
+    assert listed.returncode == 0 and all(name in listed.stdout for name in SCENARIOS)
     if not SCENARIOS:
         return
-    name, scenario = next(iter(SCENARIOS.items()))
-    fake = scenario_fake(scenario.service)
+    name = CLI_SCENARIOS[0]
+    fake = scenario_fake(CLI_SERVICE)
     with fake.serve() as base_url:
-        result = subprocess.run([sys.executable, "-m", "scenarios", "run", name, "--base-url", base_url],
-                                capture_output=True, text=True, timeout=120)
+        result = scenarios_cli("run", name, "--base-url", base_url)
         assert httpx.get(base_url + "/_fake/health").status_code == 200
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"PASSED: {name}" in result.stdout
-    unknown = subprocess.run([sys.executable, "-m", "scenarios", "run", "nope", "--base-url", "http://x"],
-                             capture_output=True, text=True)
-    assert unknown.returncode == 2
+    unknown = scenarios_cli("run", "nope", "--base-url", "http://127.0.0.1:9")
+    assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1, unknown.stderr
 
 
-def test_cli_run_all_runs_the_targets_own_scenarios() -> None:
-    fake = scenario_fake("member-export")
+def test_cli_runs_in_a_world_of_its_own_with_the_control_token() -> None:
+    if not SCENARIOS:
+        pytest.skip("no scenario yet")
+    name = CLI_SCENARIOS[0]
+    fake = registry.fake_class(CLI_SERVICE)(seed=0, control_token="s3cret")
+    token = {"Authorization": "Bearer s3cret"}
     with fake.serve() as base_url:
-        result = subprocess.run([sys.executable, "-m", "scenarios", "run", "all", "--base-url", base_url],
-                                capture_output=True, text=True, timeout=120)
+        refused = scenarios_cli("run", name, "--base-url", base_url)
+        fresh = scenarios_cli("run", name, "--base-url", base_url, "--control-token", "s3cret")
+        kept = scenarios_cli("run", name, "--base-url", base_url, "--world", "mine",
+                             env={"FAKES_CONTROL_TOKEN": "s3cret"})
+        worlds = httpx.get(base_url + "/_fake/worlds", headers=token).json()["worlds"]
+    assert refused.returncode == 2 and "--control-token" in refused.stderr, refused.stderr
+    assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    assert "ran in world 'scenario-" in fresh.stdout and f"PASSED: {name}" in fresh.stdout
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert [w["id"] for w in worlds] == ["mine"]  # the fresh world was deleted, the named one kept
+    # the default world saw none of it: no request, its clock where it started
+    assert fake.journal.total == 0 and fake.clock.now_ms() == DEFAULT_START_MS
+    assert fake.model.to_state() == scenario_fake(CLI_SERVICE).model.to_state()
+
+
+def test_cli_without_a_world_judges_its_own_requests_and_says_what_it_moved() -> None:
+    if not SCENARIOS:
+        pytest.skip("no scenario yet")
+    name = CLI_SCENARIOS[0]
+    fake = scenario_fake(CLI_SERVICE)
+    with fake.serve() as base_url:
+        runs = [scenarios_cli("run", name, "--base-url", base_url, "--no-world") for _ in range(2)]
+    for result in runs:
+        assert result.returncode == 0, result.stdout + result.stderr
+    if fake.clock.now_ms() > DEFAULT_START_MS:
+        assert "moved the fake's clock forward by " in runs[0].stdout
+
+
+def test_cli_run_all_prints_one_json_document() -> None:
+    if not SCENARIOS:
+        pytest.skip("no scenario yet")
+    fake = scenario_fake(CLI_SERVICE)
+    with fake.serve() as base_url:
+        result = scenarios_cli("run", "all", "--base-url", base_url, "--json")
     assert result.returncode == 0, result.stdout + result.stderr
-    ran = {line.split(": ")[1] for line in result.stdout.splitlines() if line.startswith("PASSED: ")}
-    assert ran == {name for name, s in SCENARIOS.items() if s.service == "member-export"}
-    real = subprocess.run([sys.executable, "-m", "scenarios", "run", "all", "--base-url", "http://127.0.0.1:9",
-                           "--real"], capture_output=True, text=True, timeout=60)
+    document = json.loads(result.stdout)  # one document, not several back to back
+    assert document["status"] == "passed" and document["passed"] == len(CLI_SCENARIOS)
+    assert [report["scenario"] for report in document["reports"]] == CLI_SCENARIOS
+    assert all(report["world"].startswith("scenario-") for report in document["reports"])
+    real = scenarios_cli("run", "all", "--base-url", "http://127.0.0.1:9", "--real")
     assert real.returncode == 2 and "--service" in real.stderr
