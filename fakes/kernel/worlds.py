@@ -28,10 +28,10 @@ from __future__ import annotations
 import re
 import threading
 import time
-from urllib.parse import unquote
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -327,7 +327,8 @@ def world_openapi_paths() -> dict[str, Any]:
     def op(summary: str, responses: dict[str, Any], **extra: Any) -> dict[str, Any]:
         return {"tags": ["control-plane"], "summary": summary, "responses": responses, **extra}
 
-    param = [{"name": "world_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+    param = [{"name": "world_id", "in": "path", "required": True,
+              "schema": {"type": "string", "pattern": f"^{WORLD_ID_PATTERN}$"}}]
     return {
         "/_fake/worlds": {
             "get": op("The worlds this fake holds (each under /_w/<id>/ or X-Fake-World: <id>)", {"200": js({
