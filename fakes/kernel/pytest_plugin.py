@@ -132,25 +132,35 @@ def _marker_settings(request: pytest.FixtureRequest, service: str) -> dict[str, 
     return settings
 
 
+def _doc(text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a fixture made in a loop its docstring before ``pytest.fixture`` wraps it (``pytest
+    --fixtures`` reads the wrapped function's, so assigning ``__doc__`` afterwards shows nothing)."""
+
+    def document(function: Callable[..., Any]) -> Callable[..., Any]:
+        function.__doc__ = text
+        return function
+
+    return document
+
+
 def service_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """The (NAME_fake, NAME_url) fixtures of a service; a plugin adding its own fake assigns them
     to module names of its conftest: ``notes_fake, notes_url = service_fixtures("notes")``."""
     stem = service.replace("-", "_")
 
     @pytest.fixture(name=f"{stem}_fake")
+    @_doc(f"A fresh in-process {service} fake (function scope; settings from "
+          f"@pytest.mark.fake_settings({service!r}, ...); judged in strict mode).")
     def fake_fixture(request: pytest.FixtureRequest, make_fake: Callable[..., Fake]) -> Fake:
         return make_fake(service, **_marker_settings(request, service))
 
     @pytest.fixture(name=f"{stem}_url")
+    @_doc(f"The {service} fake of this test ({stem}_fake) served on a free loopback port: its base URL.")
     def url_fixture(request: pytest.FixtureRequest) -> Iterator[str]:
         fake: Fake = request.getfixturevalue(f"{stem}_fake")
         with fake.serve() as base_url:
             yield base_url
 
-    fake_fixture.__doc__ = (f"A fresh in-process {service} fake (function scope; settings from "
-                            f"@pytest.mark.fake_settings({service!r}, ...); judged in strict mode).")
-    url_fixture.__doc__ = (f"The {service} fake of this test ({stem}_fake) served on a free loopback port: "
-                           "its base URL.")
     return fake_fixture, url_fixture
 
 
@@ -201,6 +211,8 @@ def world_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., Any]
     stem = service.replace("-", "_")
 
     @pytest.fixture(name=f"{stem}_world")
+    @_doc(f"This test's own world of the session's shared live {service} fake (a Fake: its clock, "
+          f"journal, faults and control methods); deleted after the test.")
     def world_fixture(request: pytest.FixtureRequest, fakes_shared_servers: SharedServers) -> Iterator[Fake]:
         fake, _ = fakes_shared_servers.get(service, **_marker_settings(request, service))
         world_id = fakes_shared_servers.world_id(request.node.nodeid)
@@ -212,17 +224,13 @@ def world_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., Any]
             fake.worlds.delete(world_id)  # frees its memory and its slot
 
     @pytest.fixture(name=f"{stem}_world_url")
+    @_doc(f"Base URL of this test's own world on the session's shared live {service} server "
+          f"(``http://127.0.0.1:PORT/_w/<id>``): isolated state and clock, no server started per test.")
     def world_url_fixture(request: pytest.FixtureRequest, fakes_shared_servers: SharedServers) -> str:
         world: Fake = request.getfixturevalue(f"{stem}_world")
         _, base_url = fakes_shared_servers.get(service, **_marker_settings(request, service))
         return f"{base_url}/_w/{world.world_id}"
 
-    world_fixture.__doc__ = (
-        f"This test's own world of the session's shared live {service} fake (a Fake: its clock, "
-        f"journal, faults and control methods); deleted after the test.")
-    world_url_fixture.__doc__ = (
-        f"Base URL of this test's own world on the session's shared live {service} server "
-        f"(``http://127.0.0.1:PORT/_w/<id>``): isolated state and clock, no server started per test.")
     return world_fixture, world_url_fixture
 
 

@@ -59,3 +59,12 @@ def test_plugin_exposes_a_fixture_pair_per_registered_service() -> None:
     for name in registry.service_names():
         stem = name.replace("-", "_")
         assert hasattr(pytest_plugin, f"{stem}_fake") and hasattr(pytest_plugin, f"{stem}_url")
+
+
+def test_every_fixture_of_the_plugin_has_a_docstring(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--fixtures", "-p", "no:cacheprovider")
+    text = result.stdout.str()
+    ours = text[text.index("fixtures defined from fakes.kernel.pytest_plugin"):]
+    ours = ours.split("\n---", 1)[0]  # up to the next plugin's section
+    assert "_fake -- " in ours and "make_fake" in ours
+    assert "no docstring available" not in ours, ours
