@@ -147,16 +147,12 @@ def logo_png(seed: int, domain: str, size: int = 128) -> bytes:
     background = bytes(r.randrange(40, 220) for _ in range(3))
     foreground = bytes(255 - c for c in background)
     cells = [[r.random() < 0.5 for _ in range(4)] for _ in range(8)]
-    rows = []
     cell = size // 8
-    for y in range(size):
-        row = bytearray(b"\x00")  # filter type 0 (none)
-        for x in range(size):
-            cy, cx = y // cell, x // cell
-            inside = 1 <= cy <= 6 and 1 <= cx <= 6
-            mirrored = cx if cx < 4 else 7 - cx
-            row += foreground if inside and cells[cy][mirrored] else background
-        rows.append(bytes(row))
+    rows = []
+    for cy in range(8):  # 8 x 8 cells, mirrored left-right; a one-cell background margin
+        pixels = b"".join((foreground if 1 <= cy <= 6 and 1 <= cx <= 6 and cells[cy][cx if cx < 4 else 7 - cx]
+                           else background) * cell for cx in range(8))
+        rows += [b"\x00" + pixels] * cell  # filter type 0 (none) per row
     header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
             + _chunk(b"IEND", b""))

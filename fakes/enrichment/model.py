@@ -158,10 +158,13 @@ class EnrichmentModel:
         parsed: dict[str, Any] = {}
         for spec in call.op.params:
             raw = params.get(spec.name)
-            if raw is None or raw == "":
+            if raw is None or (raw == "" and not spec.required and spec.kind == "string" and not spec.enum
+                               and spec.pattern is None):
                 if spec.required:
                     raise self.error(call, 400, f"Missing required parameter '{spec.name}'.")
-                continue
+                continue  # an empty free-text parameter is the same as none
+            if raw == "" and spec.required:
+                raise self.error(call, 400, f"Missing required parameter '{spec.name}'.")
             parsed[spec.name] = self._value(call, spec, raw)
         return parsed
 
@@ -187,8 +190,6 @@ class EnrichmentModel:
             raise self.error(call, 400, f"Parameter '{spec.name}' must match {spec.pattern}, got {raw!r}.")
         if spec.enum and raw not in spec.enum:
             raise self.error(call, 400, f"Parameter '{spec.name}' must be one of {', '.join(spec.enum)}, got {raw!r}.")
-        if "\x00" in raw:
-            raise self.error(call, 400, f"Parameter '{spec.name}' holds a NUL character.")
         return raw
 
     # -- billing -------------------------------------------------------------------------------

@@ -198,6 +198,8 @@ def openapi_document(settings: EnrichmentSettings, title: str) -> dict[str, Any]
     paths: dict[str, Any] = {}
     for op in OPERATIONS:
         for path in op.paths:
+            if path.startswith("/api/v1/feeds"):
+                continue  # the client's second spelling of the monitor paths: served, not documented twice
             paths.setdefault(path, {})[op.method.lower()] = _operation(op, settings, alias=path != op.seed_path)
     paths.update(control_paths())
     return {

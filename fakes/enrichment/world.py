@@ -322,7 +322,7 @@ def generated_company(seed: int, locale: str, domain: str) -> dict[str, Any]:
     listing = None
     if public:
         symbol = "".join(ch for ch in stem.upper() if ch.isalpha())[:4] or "XYZ"
-        ipo_year = r.randint(max(founded + 2, 1980), 2024)
+        ipo_year = r.randint(min(max(founded + 2, 1980), 2025), 2025)
         listing = {"stock_symbol": symbol, "ipo_date": f"{ipo_year}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
                    "isin": f"US{mix(seed, 'isin', domain) % 10**10:010d}",
                    "figi": f"BBG{short_id(domain, size=5).upper()[:9]}",
