@@ -7,8 +7,8 @@ ticker, ...); :func:`company_full_json` adds the long tail of the real service's
 from __future__ import annotations
 
 import datetime as dt
-import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from operator import attrgetter
 from typing import Any
 
 from .arith import hash_at, stable_hash
@@ -119,8 +119,21 @@ def company_lei(catalogue: Catalogue, company_id: int) -> str:
     return make_lei(_LOUS[market_index % len(_LOUS)], company_id)
 
 
-@functools.lru_cache(maxsize=65_536)
+_core_values = attrgetter(*(f.name for f in fields(CompanyCore)))  # a core as a plain tuple
+
+
 def company_core(catalogue: Catalogue, company_id: int) -> CompanyCore:
+    """A generated company's core values, kept per catalogue as a plain tuple (every company fits;
+    untracked by the collector, see :func:`~fakes.filings.catalogue.records.generated_record`)."""
+    found = catalogue.company_cache.get(company_id)
+    if found is not None:
+        return CompanyCore(*found)
+    core = _company_core(catalogue, company_id)
+    catalogue.company_cache[company_id] = _core_values(core)
+    return core
+
+
+def _company_core(catalogue: Catalogue, company_id: int) -> CompanyCore:
     i = company_id - 1
     market = MARKETS[catalogue.market[i]]
     cls = CLASSES[catalogue.isic[i]]

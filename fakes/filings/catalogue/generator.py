@@ -44,9 +44,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import gc
 import random
 from array import array
 from dataclasses import dataclass
+from typing import Any
 
 from fakes.kernel.clock import DEFAULT_START_MS
 
@@ -155,6 +157,9 @@ class Catalogue:
         self.timeline = Timeline(start, gap, seed)
         self.record_hash_base = salted(seed, RECORD_SALT)
         self.company_hash_base = salted(seed, NAME_SALT)
+        # rendered-from values, filled on demand (records.generated_record, companies.company_core)
+        self.record_cache: dict[int, Any] = {}
+        self.company_cache: dict[int, Any] = {}
 
     # -- companies -----------------------------------------------------------------------------
     def _build_companies(self) -> None:
@@ -292,7 +297,20 @@ def allocate(total: int, weights: list[int], *, minimum: int = 0) -> list[int]:
     return [b + s for b, s in zip(base, shares, strict=True)]
 
 
+#: catalogues at least this large freeze the collector's view of the process once built
+FREEZE_FROM_FILINGS = 1_000_000
+
+
 @functools.lru_cache(maxsize=8)
 def catalogue_for(seed: int, scale_label: str) -> Catalogue:
-    """The shared catalogue of (seed, scale), built on first use (~0.3 s at full scale)."""
-    return Catalogue(seed, Scale.parse(scale_label))
+    """The shared catalogue of (seed, scale), built on first use (~0.3 s at full scale).
+
+    A large one is built where latency matters (a served full-scale fake): once it stands, every
+    object of the process so far (imports, the catalogue's trees) moves to the collector's
+    permanent generation, so that later full collections scan only what requests create. Those
+    objects are still freed by reference counting; only cycles among them would be kept."""
+    catalogue = Catalogue(seed, Scale.parse(scale_label))
+    if catalogue.scale.filings >= FREEZE_FROM_FILINGS:
+        gc.collect()
+        gc.freeze()
+    return catalogue
