@@ -82,7 +82,7 @@ class Lookups:
 
     def _bill(self, call: Call, key: str, version: int, cached: int | None, cost: int) -> None:
         if cached is not None:
-            self.model.settle(call, 0)
+            self.model.settle(call, 0, cached=True)
             age = (call.now_ms - cached) // 86_400_000
         else:
             self.model.settle(call, cost)

@@ -215,10 +215,11 @@ class EnrichmentModel:
         return (entry is not None and entry[1] == version
                 and call.now_ms - entry[0] < self.settings.cache_window_days * DAY_MS)
 
-    def settle(self, call: Call, cost: int) -> None:
-        """Charge a successful answer: at least the minimum, 403 (nothing charged) when short."""
+    def settle(self, call: Call, cost: int, *, cached: bool = False) -> None:
+        """Charge a successful answer: a billed one at least the minimum unless served from the cache;
+        403 (nothing charged) when the balance is short."""
         assert call.account is not None
-        if cost > 0 and call.op.billed:
+        if call.op.billed and not cached:
             cost = max(cost, tenths(self.settings.minimum_charge))
         if not self.ledger.charge(call.account, cost, call.now_ms):
             balance = self.ledger.balance(call.account, call.now_ms)
