@@ -16,9 +16,13 @@ keeps nothing between requests, so nothing is lost, and no task group outlives i
 # injection, input schemas) and the SDK is imported lazily (it takes over a second to import),
 # so the annotations must be real objects at definition time.
 
+import json
 from typing import TYPE_CHECKING, Any
 
+from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
+
+from fakes.kernel.http import bearer_token, json_response
 
 from .model import CallInput
 from .teams import Team
@@ -121,6 +125,33 @@ class McpApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        request = Request(scope, receive)
+        h = self.fake.model.h
+        if scope["method"] != "POST":
+            if scope["method"] not in ("GET", "HEAD"):
+                await json_response({"detail": "the connector takes POST (JSON-RPC) and GET (this description)",
+                                     "error": "method_not_allowed"}, 405, {"Allow": "GET, POST"})(scope, receive, send)
+                return
+            await json_response({"name": "relay", "transport": "streamable-http", "stateless": True,
+                                 "auth": f"{h.token} header or Authorization: Bearer <token>",
+                                 "tools": ["catalog_search", "catalog_get", "call", "balance"]})(scope, receive, send)
+            return
+        token = request.headers.get(h.token) or bearer_token(request)
+        if self.fake.model.team_for_token(token) is None:
+            await json_response({"detail": f"missing or unknown token: send {h.token} or Authorization: Bearer",
+                                 "error": "unauthorized"}, 401, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            return
+        body = await request.body()
+        problem = _jsonrpc_problem(body)
+        if problem:
+            await json_response({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": problem}},
+                                400)(scope, receive, send)
+            return
+        receive = _replay_body(body)
+        if "application/json" not in request.headers.get("accept", ""):
+            # the SDK insists on Accept: application/json; a client that sends */* is served anyway
+            scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k != b"accept"]
+                     + [(b"accept", b"application/json, text/event-stream")]}
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
         from mcp.server.transport_security import TransportSecuritySettings
 
@@ -131,3 +162,37 @@ class McpApp:
                                                    enable_dns_rebinding_protection=False))
         async with manager.run():
             await manager.handle_request(scope, receive, send)
+
+
+def _jsonrpc_problem(raw: bytes) -> str:
+    """Why a body is not one JSON-RPC 2.0 message the connector takes ("" when it is one)."""
+    try:
+        message = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return "the body is not JSON"
+    if not isinstance(message, dict):
+        return "the body must be one JSON-RPC message (an object; batches are not supported)"
+    if set(message) - {"jsonrpc", "id", "method", "params", "result", "error"}:
+        return "unknown member(s) in the JSON-RPC message"
+    if message.get("jsonrpc") != "2.0":
+        return 'jsonrpc must be "2.0"'
+    if "id" in message and (isinstance(message["id"], bool) or not isinstance(message["id"], (int, str))):
+        return "id must be an integer or a string"
+    if "method" in message and not isinstance(message["method"], str):
+        return "method must be a string"
+    if "params" in message and not isinstance(message["params"], dict):
+        return "params must be an object"
+    return ""
+
+
+def _replay_body(body: bytes) -> Receive:
+    sent = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive

@@ -41,11 +41,14 @@ def document(settings: RelaySettings) -> dict[str, Any]:
     call_id_header = {f"{p}-Call-Id": {"schema": _STR, "description": "id of this call (GET /calls/{call_id})"}}
     security: list[dict[str, list[str]]] = [{"RelayToken": []}]
     unauthorized = json_response_spec(error, "missing or unknown token")
+    client_error = json_response_spec(error, "a request the relay cannot serve (none for a well-formed GET)")
 
     def refusal(description: str, schema: Schema = error) -> dict[str, Any]:
         return json_response_spec(schema, description, call_id_header)
 
     call_responses = {
+        "200": {"description": "the upstream's success, verbatim", "headers": call_id_header,
+                "content": {"*/*": {"schema": {}}}},
         "default": {"description": "the upstream's answer, verbatim (status, headers, body); "
                                    f"{p}-Cost-Micro on metered calls, {p}-Idempotent-Replay on replays",
                     "headers": call_id_header, "content": {"*/*": {"schema": {}}}},
@@ -123,7 +126,7 @@ def document(settings: RelaySettings) -> dict[str, Any]:
                 "estimated_cost_usd": {"type": "number", "nullable": True}})),
                 "404": json_response_spec(error, "no such entry")}}},
         "/catalog/platforms": {"get": {"summary": "Providers and their endpoint counts", "responses": {
-            "200": json_response_spec(_obj({"platforms": {"type": "array", "items": _OBJ}}))}}},
+            "200": json_response_spec(_obj({"platforms": {"type": "array", "items": _OBJ}})), "4XX": client_error}}},
         "/balance": {"get": {"summary": "The team's balance in micro-USD", "security": security,
                              "responses": {"200": json_response_spec(balance), "401": unauthorized}}},
         "/calls/{call_id}": {"get": {
@@ -153,16 +156,30 @@ def document(settings: RelaySettings) -> dict[str, Any]:
             "responses": {"200": {"description": "OK", "content": {"text/plain": {"schema": _STR},
                                                                    "text/markdown": {"schema": _STR}}},
                           "404": json_response_spec(error, "no such provider")}}},
-        "/mcp/v2/": {"post": {
-            "summary": "The MCP connector (streamable HTTP, JSON-RPC); tools catalog_search, catalog_get, call, "
-                       "balance", "tags": ["mcp"],
-            "requestBody": {"required": True, "content": {"application/json": {"schema": _OBJ}}},
-            "responses": {"default": {"description": "JSON-RPC answer of the MCP server",
-                                      "content": {"application/json": {"schema": {}}}}}}},
+        "/mcp/v2/": {
+            "get": {"summary": "What the connector is (name, transport, tools)", "tags": ["mcp"],
+                    "responses": {"200": json_response_spec(_obj({"name": _STR, "transport": _STR, "tools": {
+                        "type": "array", "items": _STR}}, ["name", "transport", "tools"])),
+                        "405": json_response_spec(error, "not a connector method")}},
+            "post": {
+                "summary": "The MCP connector (streamable HTTP, stateless, JSON answers): JSON-RPC with tools "
+                           "catalog_search, catalog_get, call and balance (see the MCP specification)",
+                "tags": ["mcp"], "security": security,
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "additionalProperties": False, "required": ["jsonrpc", "method"],
+                    "properties": {"jsonrpc": {"type": "string", "enum": ["2.0"]},
+                                   "id": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+                                   "method": _STR, "params": _OBJ}}}}},
+                "responses": {"200": json_response_spec(_obj({"jsonrpc": _STR, "id": {}, "result": _OBJ,
+                                                              "error": _OBJ}, ["jsonrpc"]),
+                                                        "the JSON-RPC answer (a result or a JSON-RPC error)"),
+                              "202": {"description": "a notification (no id) was accepted"},
+                              "400": json_response_spec(_OBJ, "not a valid JSON-RPC message"),
+                              "401": unauthorized}}},
     }
     paths.update(_control_paths())
     for path, (summary, media) in text_pages.items():
-        paths[path] = {"get": {"summary": summary, "responses": {"200": _text(media)}}}
+        paths[path] = {"get": {"summary": summary, "responses": {"200": _text(media), "4XX": client_error}}}
     return {
         "openapi": "3.0.3",
         "info": {"title": "Call relay (contract fake)", "version": "fake",
