@@ -15,9 +15,10 @@ from .inprocess import bench_inprocess, child_cold
 from .load import LoadConfig, child_load, choose_generator
 from .measure import loadavg, machine_info
 from .render import render
-from .report import BENCH_SETTINGS, PARTS, QUICK_SETTINGS, Options, Report
+from .report import BENCH_SETTINGS, DEFAULT_PARTS, PARTS, QUICK_SETTINGS, Options, Report
 from .scale import bench_scale, child_journal, child_pages
 from .servers import child_serve
+from .startup import bench_startup
 from .subjects import KERNEL
 
 
@@ -27,7 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true",
                         help="short runs and small data (filings.scale=small, 1,000-message inbox, 20,000 journal "
                              "requests): a smoke test, not a measurement")
-    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
+    parser.add_argument("--parts", default=",".join(DEFAULT_PARTS),
+                        help=f"comma-separated subset of {','.join(PARTS)} (default {','.join(DEFAULT_PARTS)}; "
+                             "peers adds WireMock, Prism and mountebank to the HTTP part when installed)")
     parser.add_argument("--only", default=None, help="comma-separated services (default: every registered one)")
     parser.add_argument("--fake", action="append", default=[], metavar="MODULE:CLASS",
                         help="benchmark an extra Fake subclass too (e.g. tests.kernel.tiny:NotesFake)")
@@ -48,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--inbox-messages", type=int, default=None, help="messages in the big inbox (100,000)")
     parser.add_argument("--page-repeats", type=int, default=None, help="timings of each filings page (default 20)")
     parser.add_argument("--random-pages", type=int, default=None,
-                        help="random filings pages to time once each (default 20)")
+                        help="random filings pages to time once each (default 200)")
+    parser.add_argument("--cycles", type=int, default=None,
+                        help="serve cycles (start, first answer, stop) per service in the start-up part (default 50)")
     parser.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also save the figures as JSON")
     return parser
 
@@ -81,7 +86,7 @@ def parse_options(argv: Sequence[str]) -> tuple[Options, str | None]:
     if parts - set(PARTS):
         raise SystemExit(f"bench: unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; known: {', '.join(PARTS)}")
     load = LoadConfig(
-        generator=choose_generator(args.generator) if "http" in parts else args.generator,
+        generator=choose_generator(args.generator) if parts & {"http", "peers"} else args.generator,
         duration=pick(args.duration, 5.0, 1.0), warmup=pick(args.warmup, 1.0, 0.3),
         connections=pick(args.connections, 32, 8), threads=max(1, args.threads),
         rounds=max(1, pick(args.rounds, 3, 1)),
@@ -91,7 +96,7 @@ def parse_options(argv: Sequence[str]) -> tuple[Options, str | None]:
         inproc_seconds=pick(args.inproc_seconds, 2.0, 0.2), fresh_runs=pick(args.fresh_runs, 50, 5),
         journal_requests=pick(args.journal_requests, 1_000_000, 20_000), journal_size=1000,
         inbox_messages=pick(args.inbox_messages, 100_000, 1_000), page_repeats=pick(args.page_repeats, 20, 3),
-        random_pages=pick(args.random_pages, 20, 3),
+        random_pages=pick(args.random_pages, 200, 10), cycles=pick(args.cycles, 50, 5),
         quick=quick,
     )
     return options, args.json_path
@@ -106,16 +111,18 @@ def run(options: Options) -> Report:
         "inproc_seconds": options.inproc_seconds, "fresh_runs": options.fresh_runs,
         "journal_requests": options.journal_requests, "journal_size": options.journal_size,
         "inbox_messages": options.inbox_messages, "page_repeats": options.page_repeats,
-        "random_pages": options.random_pages,
+        "random_pages": options.random_pages, "cycles": options.cycles,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
-    if "http" in options.parts:
+    if options.parts & {"http", "peers"}:
         print(f"load generator: {options.load.generator_label()}", file=sys.stderr)
         bench_http(options, report)
     if "inprocess" in options.parts:
         bench_inprocess(options, report)
     if "scale" in options.parts:
         bench_scale(options, report)
+    if "startup" in options.parts:
+        bench_startup(options, report)
     return report
 
 

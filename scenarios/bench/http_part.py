@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -9,26 +10,33 @@ from pathlib import Path
 from typing import Any
 
 from .load import run_load
-from .report import TARGET_HTTP_RATIO, Options, Report
+from .peers import Peer, Sample, installed_peers
+from .report import TARGET_HTTP_RATIO, TARGET_P99_RATIO, Options, Report
 from .servers import FRAMEWORK_HEADERS, Server
 from .subjects import KERNEL, importable
 
 
 def bench_http(options: Options, report: Report) -> None:
-    """Serve each fake and its bare twin in turn; the RSS of each server is kept in its row."""
+    """Serve each fake and its bare twin in turn (and the installed peers with ``peers``); the RSS of
+    each of our servers is kept in its row."""
     config = options.load
-    print(f"\n[1/3] over HTTP: {config.describe()}", file=sys.stderr)
-    runs = [(target, "nodelay") for target in options.targets]
-    if KERNEL in options.targets:  # what `fakes serve` / fake.serve() give today: the kernel's socket
-        runs.insert(1, (KERNEL, "kernel"))
+    with_peers = "peers" in options.parts
+    peers: list[tuple[Peer, str]] = []
+    if with_peers:
+        peers, missing = installed_peers()
+        for name, why in missing.items():
+            report.skip("peers", name, why)
+        print(f"  peers: {', '.join(f'{peer.name} {version}' for peer, version in peers) or 'none installed'}",
+              file=sys.stderr)
+    print(f"\n[1/4] over HTTP: {config.describe()}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
-        for index, (target, socket_kind) in enumerate(runs):
+        for index, target in enumerate(options.targets):
             why = importable(target)
             if why:
                 report.skip("http", target, why)
                 continue
             try:
-                row = _http_row(target, socket_kind, options, str(Path(tmp) / f"{index}.body"))
+                row = _http_row(target, options, str(Path(tmp) / f"{index}.body"), peers, report)
             except Exception as exc:
                 report.skip("http", target, f"{type(exc).__name__}: {exc}")
                 continue
@@ -36,19 +44,21 @@ def bench_http(options: Options, report: Report) -> None:
             if target != KERNEL:
                 report.target(f"HTTP {row['service']} / bare Starlette", row["ratio"], TARGET_HTTP_RATIO,
                               higher_is_better=True, unit="x")
+                report.target(f"HTTP {row['service']} p99 / bare p99", row["p99_ratio"], TARGET_P99_RATIO,
+                              higher_is_better=False, unit="x")
 
 
-def _http_row(target: str, socket_kind: str, options: Options, body_file: str) -> dict[str, Any]:
+def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[Peer, str]],
+              report: Report) -> dict[str, Any]:
     import httpx
 
     config = options.load
-    with Server({"kind": "fake", "target": target, "settings": options.settings, "body_file": body_file,
-                 "socket": socket_kind}) as fake_server:
+    with Server({"kind": "fake", "target": target, "settings": options.settings,
+                 "body_file": body_file}) as fake_server, contextlib.ExitStack() as stack:
         info = fake_server.info
         service = info["service"] if target != KERNEL else KERNEL
         row: dict[str, Any] = {
-            "service": service + (" serve-socket" if socket_kind == "kernel" else ""),
-            "socket": socket_kind, "request": f"{info['method']} {info['path']}", "status": info["status"],
+            "service": service, "request": f"{info['method']} {info['path']}", "status": info["status"],
             "response_bytes": info["bytes"], "content_type": info["content_type"],
             "build_s": info["build_s"], "rss_idle_kb": fake_server.memory().get("VmRSS"),
         }
@@ -62,31 +72,60 @@ def _http_row(target: str, socket_kind: str, options: Options, body_file: str) -
         row["response_bytes"] = len(check.content)
         response_headers = {k: v for k, v in check.headers.items() if k.lower() not in FRAMEWORK_HEADERS}
         row["response_headers"] = sorted(response_headers)
-        with Server({"kind": "bare", "method": info["method"], "path": info["path"], "status": check.status_code,
-                     "content_type": check.headers.get("content-type", ""), "body_file": body_file,
-                     "response_headers": response_headers}) as bare_server:
-            bare_url = bare_server.url + info["path"]
-            print(f"  {row['service']}: {row['request']} ({info['bytes']} bytes)", file=sys.stderr)
-            servers = {"bare": (bare_url, bare_server), "fake": (url, fake_server)}
-            if config.warmup > 0:
-                for server_url, _ in servers.values():
-                    run_load(config, server_url, info["method"], info["headers"], config.warmup)
-            runs: dict[str, list[dict[str, Any]]] = {"bare": [], "fake": []}
-            for round_index in range(config.rounds):
-                # alternate the order, so that a slow spell of a shared machine hits both alike
-                order = ("bare", "fake") if round_index % 2 == 0 else ("fake", "bare")
-                for name in order:
-                    server_url, _ = servers[name]
-                    runs[name].append(run_load(config, server_url, info["method"], info["headers"], config.duration))
-            for name, (_, server) in servers.items():
-                best = max(runs[name], key=lambda r: r["rps"])  # noise only ever slows a run down
-                memory = server.memory()
-                row[name] = {**best, "rounds_rps": [r["rps"] for r in runs[name]], "rss_kb": memory.get("VmRSS"),
-                             "rss_peak_kb": memory.get("VmHWM")}
-            paired = [f["rps"] / b["rps"] for f, b in zip(runs["fake"], runs["bare"], strict=True) if b["rps"]]
-            row["ratio_median_of_rounds"] = statistics.median(paired) if paired else 0.0
+        bare_server = stack.enter_context(Server({
+            "kind": "bare", "method": info["method"], "path": info["path"], "status": check.status_code,
+            "content_type": check.headers.get("content-type", ""), "body_file": body_file,
+            "response_headers": response_headers}))
+        print(f"  {row['service']}: {row['request']} ({info['bytes']} bytes)", file=sys.stderr)
+        urls = {"bare": bare_server.url + info["path"], "fake": url}
+        warmups = {"bare": config.warmup, "fake": config.warmup}
+        row["peers"] = {}
+        sample = Sample(info["method"], info["path"], check.status_code,
+                        {"content-type": check.headers.get("content-type", ""), **response_headers}, check.content)
+        for peer, version in peers:
+            try:
+                base = stack.enter_context(peer.serve(sample))
+                status, body = _fetch(base + info["path"], info["method"], info["headers"])
+            except Exception as exc:
+                report.skip("peers", f"{peer.name} for {service}", f"{type(exc).__name__}: {exc}")
+                continue
+            if status != check.status_code:
+                report.skip("peers", f"{peer.name} for {service}", f"answered {status}, not {check.status_code}")
+                continue
+            urls[peer.name] = base + info["path"]
+            warmups[peer.name] = config.warmup + peer.warmup_s
+            row["peers"][peer.name] = {"version": version, "same_bytes": body == check.content,
+                                       "bytes": len(body)}
+        for name, server_url in urls.items():
+            if warmups[name] > 0:
+                run_load(config, server_url, info["method"], info["headers"], warmups[name])
+        runs: dict[str, list[dict[str, Any]]] = {name: [] for name in urls}
+        names = list(urls)
+        for round_index in range(config.rounds):
+            # alternate the order, so that a slow spell of a shared machine hits all alike
+            for name in (names if round_index % 2 == 0 else names[::-1]):
+                runs[name].append(run_load(config, urls[name], info["method"], info["headers"], config.duration))
+        ours = {"bare": bare_server, "fake": fake_server}
+        for name in names:
+            best = max(runs[name], key=lambda r: r["rps"])  # noise only ever slows a run down
+            figures = {**best, "rounds_rps": [r["rps"] for r in runs[name]]}
+            if name in ours:
+                memory = ours[name].memory()
+                row[name] = {**figures, "rss_kb": memory.get("VmRSS"), "rss_peak_kb": memory.get("VmHWM")}
+            else:
+                row["peers"][name].update(figures)
+        paired = [f["rps"] / b["rps"] for f, b in zip(runs["fake"], runs["bare"], strict=True) if b["rps"]]
+        row["ratio_median_of_rounds"] = statistics.median(paired) if paired else 0.0
     row["ratio"] = row["fake"]["rps"] / row["bare"]["rps"] if row["bare"]["rps"] else 0.0
+    row["p99_ratio"] = row["fake"]["p99_ms"] / row["bare"]["p99_ms"] if row["bare"]["p99_ms"] else 0.0
+    for figures in row["peers"].values():
+        figures["fake_ratio"] = row["fake"]["rps"] / figures["rps"] if figures.get("rps") else 0.0
     row["rss_kb"] = row["fake"]["rss_kb"]
     return row
 
 
+def _fetch(url: str, method: str, headers: dict[str, str]) -> tuple[int, bytes]:
+    import httpx
+
+    answer = httpx.request(method, url, headers=headers, timeout=30)
+    return answer.status_code, answer.content

@@ -56,8 +56,8 @@ def machine_info() -> dict[str, Any]:
     for package in ("starlette", "uvicorn", "httpx"):
         with contextlib.suppress(Exception):
             versions[package] = importlib.import_module(package).__version__
-    uvicorn_impl = ("uvloop" if importlib.util.find_spec("uvloop") else "asyncio") + "+" + (
-        "httptools" if importlib.util.find_spec("httptools") else "h11")
+    from fakes.kernel.server import stack_description
+
     return {
         "loadavg_at_start": loadavg(),
         "nproc": os.cpu_count(),
@@ -66,7 +66,7 @@ def machine_info() -> dict[str, Any]:
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
-        "uvicorn_loop_http": uvicorn_impl,
+        "uvicorn_loop_http": stack_description(),
         **versions,
     }
 

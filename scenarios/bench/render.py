@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .measure import mb
-from .report import TARGET_FRESH_MS, TARGET_HTTP_RATIO, Report
+from .report import TARGET_CYCLE_MS, TARGET_FRESH_MS, TARGET_HTTP_RATIO, Report
 from .subjects import KERNEL
 
 
@@ -47,8 +47,27 @@ def render(report: Report) -> str:
                 f"{_fmt(mb(row['rss_kb'])):>7}" + (f"  ({errors} errors!)" if errors else ""))
         out.append("(latencies in ms; ratio = best fake req/s / best bare req/s, pairs = median of the ratios of "
                    "the runs made one after the other;\n bare = plain Starlette answering the same bytes and "
-                   "headers on the same path;\n serve-socket = the fake on fakes.kernel.server.bind_socket, as "
-                   "`fakes serve` and fake.serve() run it, against the bare app on a TCP_NODELAY socket)")
+                   "headers on the same path, served the same way: uvicorn on uvloop + httptools, one process)")
+        with_peers = [row for row in report.http if row.get("peers")]
+        if with_peers:
+            names = sorted({name for row in with_peers for name in row["peers"]})
+            out += ["", "Peers in the same run (the very bytes of each sample request; fake req/s / peer req/s)",
+                    f"{'service':<21} {'fake req/s':>10} {'/ bare':>7} | "
+                    + " | ".join(f"{name:<10} {'req/s':>7} {'p99':>6} {'fake /':>6}" for name in names)]
+            for row in with_peers:
+                cells = []
+                for name in names:
+                    peer = row["peers"].get(name)
+                    if peer is None or "rps" not in peer:
+                        cells.append(f"{'-':<10} {'-':>7} {'-':>6} {'-':>6}")
+                        continue
+                    same = "" if peer["same_bytes"] else "*"
+                    cells.append(f"{peer['version'][:9] + same:<10} {peer['rps']:>7.0f} {peer['p99_ms']:>6.2f} "
+                                 f"{peer['fake_ratio']:>6.2f}")
+                out.append(f"{row['service']:<21} {row['fake']['rps']:>10.0f} {row['ratio']:>7.2f} | "
+                           + " | ".join(cells))
+            out.append("(peer column: version; * = its body differs from the fake's bytes (re-serialised JSON); "
+                       "p99 in ms)")
     if report.inprocess:
         out += ["", "2. In process (sequential calls of the sample request)",
                 f"{'service':<14} {'client()/s':>10} {'async/s':>8} | {'ASGI us/req':>11} {'bare':>5} | "
@@ -82,7 +101,9 @@ def render(report: Report) -> str:
             if filings.get("random_pages"):
                 sampled = filings["random_pages"]
                 out.append(f"  {sampled['count']} random pages of {filings['page_count']:,}, once each: "
-                           f"{sampled['median_ms']:.2f} ms median, {sampled['max_ms']:.2f} ms max "
+                           f"p50 {sampled['median_ms']:.2f} ms, p99 {sampled.get('p99_ms', 0):.2f} ms, "
+                           f"max {sampled['max_ms']:.2f} ms (CPU p50 {sampled.get('cpu_median_ms', 0):.2f}, "
+                           f"max {sampled.get('cpu_max_ms', 0):.2f}) "
                            f"(first request of the process: {filings['warmup_ms']:.0f} ms)")
         inbox = report.scale.get("member_export_inbox")
         if inbox:
@@ -98,8 +119,20 @@ def render(report: Report) -> str:
                        f"total {journal['total']:,}; RSS {_fmt(mb(journal['rss_full_kb']))} MB when full -> "
                        f"{_fmt(mb(journal['rss_end_kb']))} MB at the end: "
                        f"{'bounded' if journal['bounded'] else 'NOT bounded'}")
+    if report.startup:
+        out += ["", "4. Start-up: `with fake.serve() as url`, first answer over a new connection, stop "
+                f"(ms, p50 / p90 of {report.startup[0]['cycles']} fresh fakes each)",
+                f"{'service':<14} {'cycle':>6} {'p90':>6} | {'start':>6} {'first':>6} {'stop':>6} | {'<25ms':>5}"]
+        for row in report.startup:
+            mark = _mark(row["cycle_p50_ms"] < TARGET_CYCLE_MS) if row["service"] != KERNEL else ""
+            out.append(f"{row['service']:<14} {row['cycle_p50_ms']:>6.2f} {row['cycle_p90_ms']:>6.2f} | "
+                       f"{row['start_p50_ms']:>6.2f} {row['first_p50_ms']:>6.2f} {row['stop_p50_ms']:>6.2f} | "
+                       f"{mark:>5}")
+        if report.startup_client_ms is not None:
+            out.append(f"(a new httpx.Client() costs {report.startup_client_ms:.1f} ms by itself, in the test's own "
+                       "code: build one per session, not per test)")
     if report.targets:
-        out += ["", "Targets of issue 7 (reported, not asserted)"]
+        out += ["", "Targets of issues 7 and 13 (reported, not asserted)"]
         for t in report.targets:
             value = t["value"]
             shown = "-" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))

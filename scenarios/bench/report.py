@@ -8,8 +8,10 @@ from typing import Any
 
 from .load import LoadConfig
 
-# -- targets of issue 7 (reported, never asserted) ----------------------------------------------
+# -- targets of issues 7 and 13 (reported, never asserted) ----------------------------------------------
 TARGET_HTTP_RATIO = 0.7  # each fake endpoint >= 0.7 x the bare-Starlette floor over HTTP
+TARGET_P99_RATIO = 2.0  # a fake's p99 latency within 2 x the floor's at the same load
+TARGET_CYCLE_MS = 25.0  # `with fake.serve() as url`: start, first answer, stop
 TARGET_FRESH_MS = 20.0  # a fresh fake created and answering its first request
 TARGET_FILINGS_RSS_MB = 300.0  # full-scale filings, resident
 TARGET_PAGE_MS = 10.0  # any page of the full-scale filings catalogue
@@ -20,7 +22,8 @@ BENCH_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "full"}}
 QUICK_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "small"}}
 
 
-PARTS = ("http", "inprocess", "scale")
+PARTS = ("http", "inprocess", "scale", "startup", "peers")
+DEFAULT_PARTS = ("http", "inprocess", "scale", "startup")
 
 
 @dataclass
@@ -37,6 +40,7 @@ class Options:
     page_repeats: int
     random_pages: int
     quick: bool
+    cycles: int = 50
 
 
 @dataclass
@@ -46,6 +50,8 @@ class Report:
     http: list[dict[str, Any]] = field(default_factory=list)
     inprocess: list[dict[str, Any]] = field(default_factory=list)
     scale: dict[str, Any] = field(default_factory=dict)
+    startup: list[dict[str, Any]] = field(default_factory=list)
+    startup_client_ms: float | None = None
     skipped: list[dict[str, str]] = field(default_factory=list)
     targets: list[dict[str, Any]] = field(default_factory=list)
 
@@ -60,6 +66,7 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"machine": self.machine, "config": self.config, "http": self.http, "inprocess": self.inprocess,
-                "scale": self.scale, "targets": self.targets, "skipped": self.skipped}
+                "scale": self.scale, "startup": self.startup, "startup_httpx_client_ms": self.startup_client_ms,
+                "targets": self.targets, "skipped": self.skipped}
 
 

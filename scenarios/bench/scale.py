@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from .measure import mb, proc_status_kb
+from .measure import mb, percentile, proc_status_kb
 from .report import JOURNAL_GROWTH_LIMIT_MB, TARGET_FILINGS_RSS_MB, TARGET_PAGE_MS, Options, Report
 from .servers import Server
 from .subjects import KERNEL, build_fake, importable
 
 
 def bench_scale(options: Options, report: Report) -> None:
-    print("\n[3/3] scale", file=sys.stderr)
+    print("\n[3/4] scale", file=sys.stderr)
     for service, scale in (("filings", _scale_filings), ("member-export", _scale_inbox)):
         if service not in options.targets:
             report.skip("scale", service, "not selected (--only)")
@@ -104,11 +104,19 @@ def child_pages(spec: dict[str, Any]) -> int:
         pages["last_page"]["has_next"] = bool(last_body.get("next"))
         page_count = int(dict(parse_qsl(urlsplit(last_path).query)).get("page", 1))
         picks = random.Random(0).sample(range(3, page_count), min(spec["random_pages"], max(0, page_count - 3)))
-        random_ms = sorted(timed(_with_page(sample, page))[0] for page in picks)
+        random_ms, random_cpu_ms = [], []
+        for page in picks:
+            cpu_started = time.thread_time()
+            random_ms.append(timed(_with_page(sample, page))[0])
+            random_cpu_ms.append((time.thread_time() - cpu_started) * 1000)
+    random_ms.sort()
+    random_cpu_ms.sort()
     print(json.dumps({
         **pages, "catalogue_count": body.get("count"), "page_count": page_count, "warmup_ms": warmup_ms,
-        "random_pages": {"count": len(random_ms), "median_ms": statistics.median(random_ms) if random_ms else 0.0,
-                         "max_ms": random_ms[-1] if random_ms else 0.0},
+        "random_pages": {"count": len(random_ms), "median_ms": percentile(random_ms, 0.5),
+                         "p99_ms": percentile(random_ms, 0.99), "max_ms": random_ms[-1] if random_ms else 0.0,
+                         "cpu_median_ms": percentile(random_cpu_ms, 0.5),
+                         "cpu_max_ms": random_cpu_ms[-1] if random_cpu_ms else 0.0},
         "rss_kb": proc_status_kb().get("VmRSS"),
     }))
     return 0

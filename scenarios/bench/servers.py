@@ -7,7 +7,6 @@ import json
 import os
 import select
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -43,6 +42,7 @@ FRAMEWORK_HEADERS = ("content-length", "content-type", "date", "server", "transf
 def child_serve(spec: dict[str, Any]) -> int:
     """Serve one app until SIGTERM; print one JSON line (port, pid, sample request) when ready."""
     from fakes.kernel.server import bind_socket, serve_until
+    from fakes.kernel.server import run as run_on_fast_loop
 
     started = time.perf_counter()
     info: dict[str, Any] = {"pid": os.getpid()}
@@ -63,7 +63,7 @@ def child_serve(spec: dict[str, Any]) -> int:
         app = bare_app(spec["method"], spec["path"], body, spec["status"], spec["content_type"],
                        spec.get("response_headers"))
         info.update(bytes=len(body))
-    sock = bind_socket("127.0.0.1", 0) if spec.get("socket") == "kernel" else nodelay_socket()
+    sock = bind_socket("127.0.0.1", 0)  # what `fakes serve` and fake.serve() listen on (TCP_NODELAY)
     info["port"] = sock.getsockname()[1]
     info["setup_s"] = time.perf_counter() - started
 
@@ -74,26 +74,8 @@ def child_serve(spec: dict[str, Any]) -> int:
             loop.add_signal_handler(signum, stop.set)
         await serve_until([(app, sock)], stop, on_ready=lambda: print(json.dumps(info), flush=True))
 
-    asyncio.run(run())
+    run_on_fast_loop(run())  # uvloop, as `fakes serve` runs; uvicorn parses with httptools
     return 0
-
-
-def nodelay_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """A listening socket whose connections send at once (TCP_NODELAY).
-
-    Made with ``proto=IPPROTO_TCP`` so that asyncio sets TCP_NODELAY on every accepted connection,
-    as it does for sockets that ``loop.create_server(host, port)`` (plain uvicorn) makes itself.
-    ``fakes.kernel.server.bind_socket`` makes its socket with proto 0, so asyncio leaves Nagle on,
-    and a keep-alive client waits for a delayed ACK (about 40 ms on Linux) on every response
-    uvicorn writes in two parts; the "(kernel) serve-socket" row shows what that costs.
-    """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.setblocking(False)
-    return sock
 
 
 class Server:

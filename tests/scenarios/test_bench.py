@@ -45,3 +45,36 @@ def test_last_page_of_a_django_style_listing() -> None:
     body = {"count": 95, "next": "http://x/filings/?ordering=-release_datetime&page=2", "results": [{}] * 10}
     assert scale._last_page_path("/filings/?ordering=-release_datetime", body) == \
         "/filings/?ordering=-release_datetime&page=10"
+
+
+def test_start_up_part_times_serve_cycles(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    assert bench.main(["--quick", "--parts", "startup", "--cycles", "2", "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    rows = {row["service"]: row for row in figures["startup"]}
+    assert bench.KERNEL in rows
+    for row in rows.values():
+        assert row["statuses"] == [200]
+        assert 0 < row["start_p50_ms"] <= row["cycle_p50_ms"]
+        assert row["first_p50_ms"] > 0 and row["stop_p50_ms"] > 0
+    assert figures["startup_httpx_client_ms"] > 0
+
+
+def test_peers_that_are_not_installed_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scenarios.bench import peers
+
+    monkeypatch.setattr(peers, "PEERS", (peers.Peer("Nowhere", lambda: None, peers.serve_prism),))
+    found, missing = peers.installed_peers()
+    assert found == []
+    assert "not installed" in missing["Nowhere"]
+
+
+def test_the_prism_document_answers_the_sample_body_as_its_example() -> None:
+    from scenarios.bench.peers import Sample, prism_document
+
+    sample = Sample("GET", "/filings/?ordering=-release_datetime", 200,
+                    {"content-type": "application/json", "x-ratelimit-limit": "100"}, b'{"count":2,"results":[]}')
+    document = prism_document(sample)
+    operation = document["paths"]["/filings/"]["get"]["responses"]["200"]
+    assert operation["content"]["application/json"]["example"] == {"count": 2, "results": []}
+    assert operation["headers"]["x-ratelimit-limit"]["schema"]["example"] == "100"
