@@ -37,7 +37,7 @@ class FilingsFake(Fake):
         super().__init__(**kwargs)
 
     def create_model(self) -> FilingsModel:
-        return FilingsModel(seed=self.seed, clock=self.clock, settings=self.settings)
+        return FilingsModel(seed=self.seed, clock=self.clock, settings=self.settings, epoch=self.epoch)
 
     def routes(self) -> list[BaseRoute]:
         return routes.routes(self)

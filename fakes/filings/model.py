@@ -34,7 +34,8 @@ from .params import CompanyParams, FilingParams
 from .query import FilingFilter, GeneratedSelection, merged_page
 from .rules import CALLS_AFTER_QUOTA_REFUSAL
 from .settings import FilingsSettings
-from .userdata import USER_ID_BASE, company_from_state, new_company, new_filing
+from .state import read_state
+from .userdata import USER_ID_BASE, new_company, new_filing
 
 KEY_SALT = 0x4B45
 NOT_FOUND = "Not found."
@@ -42,7 +43,7 @@ _instances = itertools.count(1)
 
 
 class FilingsModel:
-    def __init__(self, *, seed: int, clock: Clock, settings: FilingsSettings) -> None:
+    def __init__(self, *, seed: int, clock: Clock, settings: FilingsSettings, epoch: int = 0) -> None:
         self.seed = seed
         self.clock = clock
         self.settings = settings
@@ -51,7 +52,9 @@ class FilingsModel:
         self.companies: dict[int, CompanyCore] = {}
         self.filings: dict[int, FilingRecord] = {}
         self.keys_issued = 0
+        self.epoch = 0  # the demo keys are the same in every epoch: `fakes serve` prints them once
         self.demo_keys = {tier: self.create_key(tier).key for tier in TIERS}
+        self.epoch = epoch  # the fake's reset epoch: keys created after a reset never repeat earlier ones
         self.instance = next(_instances)  # tells this model's cached responses from another's
         self.version = 0  # bumped by every change that can change a response body
 
@@ -78,7 +81,8 @@ class FilingsModel:
         if quota is not None and (isinstance(quota, bool) or not isinstance(quota, int) or quota < 0):
             raise ServiceError(400, "quota must be a whole number >= 0 or null (unlimited)", code="invalid_body")
         self.keys_issued += 1
-        token = f"fr_{tier}_{stable_hash(self.seed, KEY_SALT, self.keys_issued):016x}"
+        number = (self.keys_issued,) if self.epoch == 0 else (self.epoch, self.keys_issued)
+        token = f"fr_{tier}_{stable_hash(self.seed, KEY_SALT, *number):016x}"
         now_ms = self.clock.now_ms()
         key = ApiKey(token, tier, quota, now_ms, year_of(now_ms))
         self.keys[token] = key
@@ -262,15 +266,11 @@ class FilingsModel:
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
-        catalogue = state["catalogue"]
-        if catalogue != {"seed": self.seed, "scale": self.scale.label}:
-            raise ValueError(f"state is of catalogue {catalogue}, this fake's is seed {self.seed} "
-                             f"scale {self.scale.label}")
-        self.keys = {key["key"]: ApiKey.from_state(key) for key in state["keys"]}
-        self.keys_issued = int(state["keys_issued"])
-        self.demo_keys = {str(k): str(v) for k, v in state["demo_keys"].items()}
-        self.companies = {c["id"]: company_from_state(c) for c in state["companies"]}
-        self.filings = {f["id"]: FilingRecord.from_state(f) for f in state["filings"]}
+        """Validate all of an exported state (StateError names the field), then take it."""
+        loaded = read_state(state, seed=self.seed, scale_label=self.scale.label,
+                            has_company=lambda company_id: self.catalogue.has_company(company_id))
+        self.keys, self.keys_issued, self.demo_keys = loaded.keys, loaded.keys_issued, loaded.demo_keys
+        self.companies, self.filings = loaded.companies, loaded.filings
         self.version += 1
 
 

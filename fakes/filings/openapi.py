@@ -20,6 +20,7 @@ from .params import (
     ISIC_PATTERNS,
     LANGUAGE_PATTERN,
     LANGUAGES_PATTERN,
+    MAX_SEARCH_LENGTH,
     TYPE_CODES,
     TYPES_PATTERN,
 )
@@ -269,7 +270,9 @@ def document(settings: FilingsSettings) -> dict[str, Any]:
         _query("isin", {"type": "string", "minLength": 1}, "ISIN (case-insensitive)."),
         _query("lei", {"type": "string", "minLength": 1}, "LEI (case-insensitive)."),
         _query("ticker", {"type": "string", "minLength": 1}, "Ticker (case- and separator-insensitive)."),
-        _query("search", _s(), "Terms matched against name, LEI, ticker and ISIN; all must match."),
+        _query("search", {"type": "string", "maxLength": MAX_SEARCH_LENGTH},
+               f"Terms matched against name, LEI, ticker and ISIN; all must match. At most {MAX_SEARCH_LENGTH} "
+               "characters (longer is a 400): the fake's bound on a search's work."),
         _query("ordering", _s(enum=[f"{sign}{f}" for f in (*COMPANY_ORDERINGS, "relevance") for sign in ("", "-")]),
                "Order field; a leading `-` is descending. Default `id`."),
         _query("view", _s(enum=["summary", "full"]), "`full` returns every field of each company."),
@@ -316,7 +319,8 @@ def document(settings: FilingsSettings) -> dict[str, Any]:
              **_errors(401, 404, 429)}, "filings")},
         "/filing-types/": {"get": _operation(
             "List filing types", "Requires Standard Access (Level 1); free keys get 403.",
-            [_query("search", _s(), "Substring of name, code or description."),
+            [_query("search", {"type": "string", "maxLength": MAX_SEARCH_LENGTH},
+                    f"Substring of name, code or description (at most {MAX_SEARCH_LENGTH} characters)."),
              _query("category", _i(minimum=0), "Filing category id."), *_paging(settings)],
             {**_ok(_ref("PaginatedFilingTypeList"), "A page of filing types."),
              **_errors(400, 401, 403, 404, 429)}, "filing-types")},

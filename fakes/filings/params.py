@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.http import JSON_INT_MAX, InvalidInteger, ascii_int, query_int, query_text
 
 from .catalogue.directory import COMPANY_ORDERINGS
 from .catalogue.filing_types import TYPES, resolve_type
@@ -46,6 +47,11 @@ UNSUPPORTED_COMPANY_PARAMS = frozenset({
     "oics_entity_type", "oics_group", "oics_industry", "oics_sector", "on_watchlist",
 })
 
+
+#: the longest ``search`` of ``/companies/`` and ``/filing-types/`` (longer is a 400): a search costs
+#: one pass over the companies per distinct term, so its length bounds the work of a request
+MAX_SEARCH_LENGTH = 200
+MAX_PAGE = 10**9
 
 # One source of truth for what a parameter accepts: the parser checks these, and the OpenAPI
 # document publishes them, so a schema-valid value is never refused and an invalid one always is.
@@ -110,20 +116,41 @@ def canonical(params: Mapping[str, str], aliases: Mapping[str, str]) -> dict[str
     return found
 
 
+def whole_number(params: Mapping[str, str], name: str, message: str, default: int | None = None, *,
+                 minimum: int = 0, maximum: int = JSON_INT_MAX) -> int | None:
+    """An integer parameter of ASCII digits (the kernel's parser) in the service's 400 wording."""
+    return query_int(params, name, default, minimum=minimum, maximum=maximum,
+                     refuse=lambda _name, _raw, _reason: bad(message))
+
+
+def _invalid_page(name: str, raw: str, reason: InvalidInteger) -> ServiceError:
+    return ServiceError(404, "Invalid page.", code="invalid_page")  # DRF's answer to any page it cannot serve
+
+
 def paging(params: Mapping[str, str], default_size: int, max_size: int) -> Paging:
-    raw_page = params.get("page", "1")
-    if not re.fullmatch(r"[0-9]+", raw_page) or int(raw_page) < 1:
-        # Django REST framework's answer to any page it cannot serve
-        raise ServiceError(404, "Invalid page.", code="invalid_page")
-    size = default_size
-    raw_size = params.get("page_size")
-    if raw_size is not None:
-        if not re.fullmatch(r"[0-9]+", raw_size) or int(raw_size) < 1:
-            raise bad("page_size: A positive integer is required.")
-        size = int(raw_size)
-        if size > max_size:
-            raise bad(f"page_size: Ensure this value is less than or equal to {max_size}.")
-    return Paging(int(raw_page), size)
+    # a page past MAX_PAGE is past the end of any list (and would overflow an offset)
+    page = query_int(params, "page", 1, minimum=1, maximum=MAX_PAGE, refuse=_invalid_page)
+
+    def page_size_refusal(name: str, raw: str, reason: InvalidInteger) -> ServiceError:
+        if reason.problem == "maximum":
+            return bad(f"page_size: Ensure this value is less than or equal to {max_size}.")
+        return bad("page_size: A positive integer is required.")
+
+    size = query_int(params, "page_size", default_size, minimum=1, maximum=max_size, refuse=page_size_refusal)
+    assert page is not None and size is not None
+    return Paging(page, size)
+
+
+def search_terms(params: Mapping[str, str]) -> tuple[str, ...]:
+    """The distinct lower-case terms of ``search``: each costs at most one pass over the companies
+    (fewer as the matches narrow), so a repeated term must not count twice."""
+    return tuple(dict.fromkeys(term.lower() for term in search_text(params).split()))
+
+
+def search_text(params: Mapping[str, str], name: str = "search") -> str:
+    """A search parameter of at most MAX_SEARCH_LENGTH characters (what bounds a search's cost)."""
+    return query_text(params, name, "", max_length=MAX_SEARCH_LENGTH, refuse=lambda _name, _raw: bad(
+        f"{name}: Ensure this field has no more than {MAX_SEARCH_LENGTH} characters.")) or ""
 
 
 def parse_instant(name: str, value: str, *, end_of_day: bool) -> int:
@@ -166,9 +193,10 @@ def _languages(name: str, value: str, pattern: str) -> frozenset[int]:
 
 
 def _integer(name: str, value: str) -> int:
-    if not re.fullmatch(r"[0-9]+", value):
-        raise bad(f"{name}: Enter a whole number.")
-    return int(value)
+    try:
+        return ascii_int(value, minimum=0, maximum=JSON_INT_MAX)
+    except InvalidInteger:
+        raise bad(f"{name}: Enter a whole number.") from None
 
 
 def _type_filter(found: Mapping[str, str]) -> frozenset[int] | None:
@@ -286,7 +314,7 @@ def company_params(raw: Mapping[str, str], default_size: int, max_size: int) -> 
         isin=found.get("isin"),
         lei=found.get("lei"),
         ticker=found.get("ticker"),
-        search=tuple(term.lower() for term in found.get("search", "").split()),
+        search=search_terms(found),
         ordering=ordering,
         descending=descending,
         full_view=_view(found),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import io
-import re
 import zipfile
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -19,12 +18,21 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, json_response
+from fakes.kernel.http import JSON_INT_MAX, bearer_token, json_response
 from fakes.kernel.verdicts import Broken, flag_all
 
 from .catalogue.filing_types import TYPES
 from .keys import FILING_TYPES, MARKDOWN, ApiKey
-from .params import UNSUPPORTED_COMPANY_PARAMS, UNSUPPORTED_FILING_PARAMS, bad, company_params, filing_params, paging
+from .params import (
+    UNSUPPORTED_COMPANY_PARAMS,
+    UNSUPPORTED_FILING_PARAMS,
+    bad,
+    company_params,
+    filing_params,
+    paging,
+    search_text,
+    whole_number,
+)
 from .rules import listing_rules_broken
 
 if TYPE_CHECKING:
@@ -195,13 +203,9 @@ async def get_markdown(request: Request, model: FilingsModel, key: ApiKey) -> Re
 
 
 def _window_number(request: Request, name: str, minimum: int, maximum: int | None) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return None
-    if not re.fullmatch(r"[0-9]+", raw) or int(raw) < minimum or (maximum is not None and int(raw) > maximum):
-        upper = f" and <= {maximum}" if maximum is not None else ""
-        raise bad(f"{name}: Ensure this value is a whole number >= {minimum}{upper}.")
-    return int(raw)
+    upper = f" and <= {maximum}" if maximum is not None else ""
+    return whole_number(request.query_params, name, f"{name}: Ensure this value is a whole number >= {minimum}{upper}.",
+                        minimum=minimum, maximum=JSON_INT_MAX if maximum is None else maximum)
 
 
 async def get_document(request: Request, model: FilingsModel, key: ApiKey) -> Response:
@@ -218,11 +222,8 @@ async def get_document(request: Request, model: FilingsModel, key: ApiKey) -> Re
 async def list_filing_types(request: Request, model: FilingsModel, key: ApiKey) -> Response:
     settings = model.settings
     page = paging(request.query_params, settings.default_page_size, settings.max_page_size)
-    raw_category = request.query_params.get("category")
-    if raw_category is not None and not re.fullmatch(r"[0-9]+", raw_category):
-        raise bad("category: Enter a whole number.")
-    found = model.filing_types(request.query_params.get("search", ""),
-                               int(raw_category) if raw_category is not None else None)
+    category = whole_number(request.query_params, "category", "category: Enter a whole number.")
+    found = model.filing_types(search_text(request.query_params), category)
     start = (page.page - 1) * page.page_size
     if start >= len(found) and page.page > 1:
         raise ServiceError(404, "Invalid page.", code="invalid_page")

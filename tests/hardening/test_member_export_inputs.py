@@ -100,7 +100,7 @@ BAD_STATES: list[tuple[str, Edit, str]] = [
 @pytest.mark.parametrize(("label", "edit", "field"), BAD_STATES, ids=[b[0] for b in BAD_STATES])
 def test_a_wrong_state_is_refused_whole_naming_the_field(label: str, edit: Edit, field: str) -> None:
     source = MemberExportFake(seed=1)
-    headers, member_id = ready(source)
+    _, member_id = ready(source)
     source.consent(member_id)
     source.act(member_id, "post", text="archived")
     state = copy.deepcopy(source.export_state())

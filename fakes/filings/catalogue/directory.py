@@ -119,8 +119,15 @@ class Directory:
                 ids = [i for i in ids if catalogue.market[i - 1] in flt.market_indexes]
         if flt.class_indexes is not None:
             ids = [i for i in ids if catalogue.isic[i - 1] in flt.class_indexes]
-        for term in flt.search:
-            ids = [i for i in ids if self._search_hit(term, i)]
+        # one substring pass per term (a few ms at full scale), longest (most selective) first; the
+        # ticker, ISIN and LEI hits come from lookups instead of per-company work
+        lowered = self.lowered_names
+        for term in sorted(flt.search, key=len, reverse=True):
+            by_identifier = self._identifier_hits(term)
+            if by_identifier:
+                ids = [i for i in ids if term in lowered[i - 1] or i in by_identifier]
+            else:
+                ids = [i for i in ids if term in lowered[i - 1]]
         return ids
 
     def _exact_ids(self, flt: CompanyFilter) -> set[int] | None:
@@ -142,6 +149,21 @@ class Directory:
             match = set(self.tickers.get(normalize_ticker(flt.ticker), ()))
             found = match if found is None else found & match
         return found
+
+    def _identifier_hits(self, term: str) -> frozenset[int]:
+        """Generated companies a search term names by ticker, ISIN or LEI (what _search_hit checks
+        besides the name), found by lookups instead of a pass over every company."""
+        found = set(self.tickers.get(normalize_ticker(term), ()))
+        upper = term.upper()
+        if len(upper) == 12:
+            decoded = decode_isin(upper)
+            if decoded is not None and 1 <= decoded[1] <= self.count and self._search_hit(term, decoded[1]):
+                found.add(decoded[1])
+        if len(upper) == 20:
+            company_id = decode_lei(upper)
+            if company_id is not None and 1 <= company_id <= self.count and self._search_hit(term, company_id):
+                found.add(company_id)
+        return frozenset(found)
 
     def _search_hit(self, term: str, company_id: int) -> bool:
         if term in self.lowered_names[company_id - 1]:
