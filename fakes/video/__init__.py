@@ -76,6 +76,12 @@ class VideoFake(Fake):
             self._auth_for = self.model
         return dict(self._auth_headers)
 
+    @classmethod
+    def settings_for_tests(cls) -> dict[str, Any]:
+        """Generous rate limits: the generic suites send hundreds of requests at one virtual instant
+        (the limits themselves are tested in tests/video)."""
+        return {"rate_limits": {"uploads": 1_000_000, "writes": 1_000_000, "reads": 1_000_000}}
+
     def sample_request(self) -> tuple[str, str]:
         """``GET /videos`` of a project holding 100 videos (a full page)."""
         headers = self.auth_headers()

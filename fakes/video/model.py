@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -28,11 +29,12 @@ from .projects import Project, Projects
 from .settings import VideoSettings
 from .timeline import Timeline, build
 from .usage import Usage, report
-from .videos import Video, atom, creation_fields, to_json, update_fields
+from .videos import Video, atom, creation_fields, refuse_unknown, to_json, update_fields
 from .webhooks import Delivery, Subscription, Webhooks
 
 Flagged = list[tuple[ClientRule, str]]
 WINDOW_MS = 60_000
+VIDEO_ID = re.compile(r"vi[0-9A-Za-z]{22}")
 SORT_FIELDS = ("title", "createdAt", "publishedAt", "updatedAt")
 
 
@@ -139,10 +141,12 @@ class VideoModel:
         return self.projects.authenticate(header, self.clock.now_ms())
 
     def issue_token(self, body: dict[str, Any]) -> dict[str, Any]:
+        refuse_unknown(body, frozenset({"apiKey"}))
         with self.lock:
             return self.projects.issue(body.get("apiKey"), self.clock.now_ms())
 
     def refresh_token(self, body: dict[str, Any]) -> dict[str, Any]:
+        refuse_unknown(body, frozenset({"refreshToken"}))
         with self.lock:
             return self.projects.refresh(body.get("refreshToken"), self.clock.now_ms())
 
@@ -182,13 +186,14 @@ class VideoModel:
             self.catch_up()
             origin = None
             if source is not None:
-                if not isinstance(source, str) or not source:
-                    raise invalid_attribute("source", "source must be a URL or the videoId of a video to copy")
-                origin = self.videos.get(source)
-                if origin is None or origin.project_id != project.project_id or origin.uploaded_ms is None \
-                        or origin.failed:
+                if not isinstance(source, str) or not VIDEO_ID.fullmatch(source):
                     raise invalid_attribute("source", "this fake copies the source of an uploaded video of the "
-                                                      "project (videoId); it cannot download URLs")
+                                                      "project (its videoId); it cannot download URLs")
+                origin = self.videos.get(source)
+                if origin is None or origin.project_id != project.project_id:
+                    raise not_found("source")
+                if origin.uploaded_ms is None or origin.failed:
+                    raise invalid_attribute("source", "the video to copy has no playable source")
             now = self.clock.now_ms()
             self.video_count += 1
             video = Video(data.video_id(self.seed, self.video_count), project.project_id, self.video_count, now,
@@ -410,6 +415,7 @@ class VideoModel:
 
     # -- webhooks ------------------------------------------------------------------------------
     def subscribe(self, project: Project, body: dict[str, Any]) -> Subscription:
+        refuse_unknown(body, frozenset({"events", "url"}))
         with self.lock:
             return self.webhooks.subscribe(project.project_id, body, self.clock.now_ms(),
                                            other_hosts=self.settings.webhook_other_hosts,

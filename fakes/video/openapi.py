@@ -38,7 +38,7 @@ CONTROL_ERROR: Schema = {"type": "object", "properties": {"error": {"type": "str
 NULLABLE_STRING: Schema = {"type": "string", "nullable": True}
 METADATA: Schema = {"type": "object", "properties": {"key": {"type": "string", "minLength": 1, "maxLength": 255},
                                                      "value": {"type": "string", "maxLength": 1000}},
-                    "required": ["key", "value"]}
+                    "required": ["key", "value"], "additionalProperties": False}
 ASSETS: Schema = {"type": "object", "properties": {k: {"type": "string"} for k in
                                                    ("iframe", "player", "hls", "thumbnail", "mp4")},
                   "required": ["iframe", "player", "hls", "thumbnail"]}
@@ -88,14 +88,27 @@ _COMMON_FIELDS: Schema = {
     "transcriptSummaryAttributes": {"type": "array", "minItems": 1,
                                     "items": {"type": "string", "enum": ["abstract", "takeaways"]}},
 }
+
+def _strings(*names: str) -> Schema:
+    return {"type": "object", "properties": {n: {"type": "string", "maxLength": 100} for n in names},
+            "additionalProperties": False}
+
+
 CREATION: Schema = {
     "type": "object",
     "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 1000}, **_COMMON_FIELDS,
-                   "clip": {"type": "object"}, "watermark": {"type": "object"}},
+                   "source": {"type": "string", "pattern": "^vi[0-9A-Za-z]{22}$",
+                              "description": "videoId of an uploaded video of the project to copy (the fake "
+                                             "cannot download URLs)"},
+                   "clip": _strings("startTimecode", "endTimecode"),
+                   "watermark": _strings("id", "top", "left", "bottom", "right", "width", "height", "opacity")},
     "required": ["title"],
+    "additionalProperties": False,
 }
 UPDATE: Schema = {"type": "object", "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 1000},
-                                                   **_COMMON_FIELDS}}
+                                                   **_COMMON_FIELDS,
+                                                   "playerId": {**_COMMON_FIELDS["playerId"], "nullable": True}},
+                  "additionalProperties": False}
 QUALITY: Schema = {"type": "object", "properties": {
     "type": {"type": "string", "enum": ["hls", "mp4"]},
     "quality": {"type": "string", "enum": ["240p", "360p", "480p", "720p", "1080p", "2160p"]},
@@ -211,12 +224,16 @@ def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
     paths: dict[str, Any] = {
         "/auth/api-key": {"post": _op("Exchange an API key for a bearer token (1 h on the fake's clock)", {
             "200": _ok(TOKEN), "400": _error("unknown key")}, tag="auth", security=False, body={
-            "type": "object", "properties": {"apiKey": {"type": "string"}}, "required": ["apiKey"]})},
+            "type": "object", "properties": {"apiKey": {"type": "string"}}, "required": ["apiKey"],
+            "additionalProperties": False})},
         "/auth/refresh": {"post": _op("Exchange a refresh token (single use) for a new pair", {
             "200": _ok(TOKEN), "400": bad, "401": _error("invalid refresh token")}, tag="auth", security=False,
-            body={"type": "object", "properties": {"refreshToken": {"type": "string"}}, "required": ["refreshToken"]})},
+            body={"type": "object", "properties": {"refreshToken": {"type": "string"}}, "required": ["refreshToken"],
+                  "additionalProperties": False})},
         "/videos": {
-            "post": _op("Create a video object", {"201": _ok(VIDEO, "created"), "400": bad}, body=CREATION),
+            "post": _op("Create a video object", {"201": _ok(VIDEO, "created"), "400": bad,
+                                                  "404": _error("source names no video of the project")},
+                        body=CREATION),
             "get": _op("List videos", {"200": _ok(page(VIDEO)), "400": bad}, params=[
                 _param("title", "query"), _param("description", "query"), _param("liveStreamId", "query"),
                 _param("tags[]", "query", {"type": "array", "items": {"type": "string"}}),
@@ -245,11 +262,13 @@ def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
         "/videos/{videoId}/captions": {"parameters": [video_id], "get": _op(
             "Generated captions", {"200": _ok(page(CAPTION)), "400": bad, "404": not_found},
             params=_paging(settings))},
-        "/videos/{videoId}/captions/{language}": {"parameters": [video_id, _param("language")], "get": _op(
+        "/videos/{videoId}/captions/{language}": {"parameters": [
+            video_id, _param("language", schema={"type": "string", "enum": list(LANGUAGES)})], "get": _op(
             "One caption", {"200": _ok(CAPTION), "400": bad, "404": not_found})},
         "/summaries": {"get": _op("Summaries", {"200": _ok(page(SUMMARY)), "400": bad}, tag="summaries", params=[
             _param("videoId", "query"), _param("origin", "query", {"type": "string", "enum": ["api", "auto"]}),
-            _param("sourceStatus", "query"), *_paging(settings)])},
+            _param("sourceStatus", "query", {"type": "string", "enum": ["missing", "waiting", "failed", "completed",
+                                                                        "unprocessable"]}), *_paging(settings)])},
         "/summaries/{summaryId}/source": {"parameters": [_param("summaryId")], "get": _op(
             "A generated summary: abstract and takeaways", {"200": _ok(SUMMARY_SOURCE), "404": not_found},
             tag="summaries")},
@@ -258,8 +277,9 @@ def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
                         body={"type": "object", "properties": {
                             "events": {"type": "array", "minItems": 1, "items": {"type": "string",
                                                                                  "enum": list(EVENTS)}},
-                            "url": {"type": "string", "enum": ["http://127.0.0.1:9/hook", "http://localhost:9/h"]}},
-                            "required": ["events", "url"]}),
+                            "url": {"type": "string", "description": "loopback only, unless settings allow more",
+                                    "pattern": "^http://(127\\.0\\.0\\.1|localhost)(:[1-9][0-9]{0,3})?/[a-z0-9/_-]{0,40}$"}},
+                            "required": ["events", "url"], "additionalProperties": False}),
             "get": _op("List subscriptions", {"200": _ok(page(WEBHOOK)), "400": bad}, tag="webhooks",
                        params=[_param("events", "query", {"type": "string", "enum": list(EVENTS)}),
                                *_paging(settings)]),
@@ -285,7 +305,8 @@ def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
                 "type": "string", "format": "binary"}}}}, "404": missing_asset}}},
     }
     control = {
-        "/_fake/projects": {"post": {"tags": [CONTROL_TAG], "summary": "A project with a sandbox and a production key",
+        "/_fake/projects": {"post": {"tags": [CONTROL_TAG], "security": [],
+                                     "summary": "A project with a sandbox and a production key",
                                      "requestBody": {"required": False, "content": {"application/json": {
                                          "schema": {"type": "object", "additionalProperties": False}}}},
                                      "responses": {"201": json_response_spec({"type": "object", "properties": {
@@ -293,18 +314,20 @@ def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
                                          "production_key": {"type": "string"}},
                                          "required": ["project_id", "sandbox_key", "production_key"]}),
                                          "400": json_response_spec(CONTROL_ERROR)}}},
-        "/_fake/usage": {"get": {"tags": [CONTROL_TAG], "summary": "Usage figures and dollars per project",
+        "/_fake/usage": {"get": {"tags": [CONTROL_TAG], "security": [],
+                                 "summary": "Usage figures and dollars per project",
                                  "parameters": [_param("project", "query")],
                                  "responses": {"200": json_response_spec({"type": "object"}),
                                                "400": json_response_spec(CONTROL_ERROR),
                                                "404": json_response_spec(CONTROL_ERROR)}}},
-        "/_fake/webhooks/deliveries": {"get": {"tags": [CONTROL_TAG], "summary": "The webhook outbox",
+        "/_fake/webhooks/deliveries": {"get": {"tags": [CONTROL_TAG], "security": [], "summary": "The webhook outbox",
                                                "responses": {"200": json_response_spec({"type": "object"})}}},
-        "/_fake/views": {"post": {"tags": [CONTROL_TAG], "summary": "Record seconds watched of a video",
+        "/_fake/views": {"post": {"tags": [CONTROL_TAG], "security": [], "summary": "Record seconds watched of a video",
                                   "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                                      "type": "object", "properties": {"videoId": {"type": "string"},
-                                                                       "seconds": {"type": "number", "minimum": 0}},
-                                      "required": ["videoId", "seconds"]}}}},
+                                      "type": "object", "properties": {
+                                          "videoId": {"type": "string"},
+                                          "seconds": {"type": "number", "minimum": 0, "maximum": 1_000_000_000}},
+                                      "required": ["videoId", "seconds"], "additionalProperties": False}}}},
                                   "responses": {"201": json_response_spec({"type": "object"}),
                                                 "400": json_response_spec(CONTROL_ERROR),
                                                 "404": json_response_spec(CONTROL_ERROR)}}},
@@ -314,8 +337,15 @@ def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
         "info": {"title": title, "version": "fake",
                  "description": "An api.video lookalike (environment: " + settings.environment + "). Assets "
                                 "(/vod/...) are the embed and CDN hosts, served by the fake without a key."},
-        "components": {"securitySchemes": {"basicAuth": {"type": "http", "scheme": "basic"},
-                                           "bearerAuth": {"type": "http", "scheme": "bearer"}}},
+        "components": {"securitySchemes": {
+            "basicAuth": {"type": "http", "scheme": "basic", "description": "the API key as user name, no password"},
+            "bearerAuth": {"type": "http", "scheme": "bearer", "description": "a token from /auth/api-key"},
+            # declares which operations mint credentials (their 400 for an unknown key is the reference's)
+            "apiKeyExchange": {"type": "oauth2", "description": "POST /auth/api-key {apiKey} (not OAuth: the "
+                               "reference's own exchange)", "flows": {"clientCredentials": {
+                                   "tokenUrl": "/auth/api-key", "refreshUrl": "/auth/refresh", "scopes": {}}}},
+            "refreshExchange": {"type": "oauth2", "description": "POST /auth/refresh {refreshToken}", "flows": {
+                "clientCredentials": {"tokenUrl": "/auth/refresh", "scopes": {}}}}}},
         "security": [{"basicAuth": []}, {"bearerAuth": []}],
         "paths": {**paths, **control},
         "tags": [{"name": "videos"}, {"name": "auth"}, {"name": "summaries"}, {"name": "webhooks"},

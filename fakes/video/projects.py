@@ -121,12 +121,18 @@ class Projects:
             return None
 
     def issue(self, api_key: Any, now_ms: int) -> dict[str, Any]:
+        if not isinstance(api_key, str):
+            raise problem(400, "invalid-attribute", "An attribute is invalid.", name="apiKey",
+                          detail="apiKey (a string) is required")
         if not isinstance(api_key, str) or api_key not in self.by_key:
             raise problem(400, INVALID_CREDENTIALS[0], INVALID_CREDENTIALS[1], name="apiKey")
         return self._new_token(self.by_key[api_key], now_ms)
 
     def refresh(self, refresh_token: Any, now_ms: int) -> dict[str, Any]:
-        token = self.by_refresh.get(refresh_token) if isinstance(refresh_token, str) else None
+        if not isinstance(refresh_token, str):
+            raise problem(400, "invalid-attribute", "An attribute is invalid.", name="refreshToken",
+                          detail="refreshToken (a string) is required")
+        token = self.by_refresh.get(refresh_token)
         if token is None or token.refreshed:
             raise problem(401, INVALID_REFRESH[0], INVALID_REFRESH[1], name="refreshToken")
         token.refreshed = True

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from . import VideoFake
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-_INTEGER = re.compile(r"[0-9]{1,9}")
+_INTEGER = re.compile(r"[0-9]{1,10}")
 _METADATA = re.compile(r"metadata\[(.+)\]")
 Handler = Callable[[Request, Project], Awaitable[Response]]
 _attempts = itertools.count(1)
@@ -159,6 +159,10 @@ def service_routes(fake: VideoFake) -> list[BaseRoute]:
         query = paging_query(request, fake)
         params = parse_query(request)
         rows = [s for _, s in fake.model.summaries(project)]
+        for name, values in (("origin", ("api", "auto")),
+                             ("sourceStatus", ("missing", "waiting", "failed", "completed", "unprocessable"))):
+            if params.get(name) is not None and params[name] not in values:
+                raise invalid_query(name, f"{name} must be one of {', '.join(values)}")
         for name in ("videoId", "origin", "sourceStatus"):
             wanted = params.get(name)
             if wanted is not None:
@@ -302,7 +306,7 @@ async def receive_upload(fake: VideoFake, request: Request, project: Project) ->
 # -- query parameters and pages ----------------------------------------------------------------------
 def _page_number(params: Any, name: str, default: int, minimum: int, maximum: int) -> int:
     raw = params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     if not _INTEGER.fullmatch(raw) or not minimum <= int(raw) <= maximum:
         raise invalid_query(name, f"{name} must be an integer from {minimum} to {maximum}")

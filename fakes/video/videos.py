@@ -7,6 +7,7 @@ Field names, types and URL shapes follow the reference's ``video`` schema; times
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -18,7 +19,14 @@ from .problems import attribute_required, invalid_attribute
 from .timeline import Timeline
 
 SUMMARY_ATTRIBUTES = ("abstract", "takeaways")
+COMMON_FIELDS = ("description", "public", "panoramic", "mp4Support", "playerId", "tags", "metadata", "language",
+                 "transcript", "transcriptSummary", "transcriptSummaryAttributes")
+CREATION_FIELDS = frozenset({"title", "source", "clip", "watermark", *COMMON_FIELDS})
+UPDATE_FIELDS = frozenset({"title", *COMMON_FIELDS})
+CLIP_FIELDS = frozenset({"startTimecode", "endTimecode"})
+WATERMARK_FIELDS = frozenset({"id", "top", "left", "bottom", "right", "width", "height", "opacity"})
 MAX_TEXT = 10_000
+PLAYER_ID = re.compile(r"pt[0-9A-Za-z]{1,40}")
 MAX_ITEMS = 100
 
 
@@ -114,9 +122,11 @@ def _metadata(body: dict[str, Any]) -> list[dict[str, str]] | None:
         raise invalid_attribute("metadata", "metadata must be a list of {key, value} objects")
     pairs = []
     for item in value:
-        if (not isinstance(item, dict) or not isinstance(item.get("key"), str)
-                or not isinstance(item.get("value"), str) or not item["key"]):
-            raise invalid_attribute("metadata", "each metadata item needs a non-empty string key and a string value")
+        if (not isinstance(item, dict) or set(item) != {"key", "value"} or not isinstance(item["key"], str)
+                or not isinstance(item["value"], str) or not 1 <= len(item["key"]) <= 255
+                or len(item["value"]) > 1000):
+            raise invalid_attribute("metadata", "each metadata item is {key (1-255 characters), value (a string "
+                                                "of at most 1000)}")
         pairs.append({"key": item["key"], "value": item["value"]})
     return pairs
 
@@ -139,19 +149,31 @@ def _attributes(body: dict[str, Any]) -> list[str] | None:
     return [a for a in SUMMARY_ATTRIBUTES if a in value]
 
 
-def _object(body: dict[str, Any], name: str) -> dict[str, Any] | None:
+def _object(body: dict[str, Any], name: str, allowed: frozenset[str]) -> dict[str, Any] | None:
     value = body.get(name)
     if value is None:
         return None
-    if not isinstance(value, dict):
-        raise invalid_attribute(name, f"{name} must be an object")
-    return value
+    if not isinstance(value, dict) or not set(value) <= allowed or \
+            not all(isinstance(v, str) and len(v) <= 100 for v in value.values()):
+        raise invalid_attribute(name, f"{name} must be an object of strings with keys among "
+                                      f"{', '.join(sorted(allowed))}")
+    return dict(value)
+
+
+def refuse_unknown(body: dict[str, Any], allowed: frozenset[str], nullable: frozenset[str] = frozenset()) -> None:
+    """Unknown attributes and nulls where the reference has no null are refused, not ignored."""
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise invalid_attribute(unknown[0], f"unknown attribute; this payload takes {', '.join(sorted(allowed))}")
+    nulls = sorted(name for name, value in body.items() if value is None and name not in nullable)
+    if nulls:
+        raise invalid_attribute(nulls[0], f"{nulls[0]} must not be null")
 
 
 def _player_id(body: dict[str, Any]) -> str | None:
     value = _string(body, "playerId", limit=64)
-    if value is not None and not (value.startswith("pt") or value.startswith("pl")):
-        raise invalid_attribute("playerId", "playerId must be a player id (pt...)")
+    if value is not None and not PLAYER_ID.fullmatch(value):
+        raise invalid_attribute("playerId", "playerId must be a player id (pt followed by letters and digits)")
     return value
 
 
@@ -159,13 +181,14 @@ def creation_fields(body: dict[str, Any]) -> dict[str, Any]:
     """The video's fields from a creation payload (the reference's ``video-creation-payload``)."""
     if "title" not in body or body["title"] is None:
         raise attribute_required("title")
+    refuse_unknown(body, CREATION_FIELDS, frozenset({"language"}))
     title = _string(body, "title", limit=1000)
     if not title:
         raise invalid_attribute("title", "title must not be empty")
     fields: dict[str, Any] = {"title": title}
     fields.update(_common(body))
-    for name in ("clip", "watermark"):
-        value = _object(body, name)
+    for name, allowed in (("clip", CLIP_FIELDS), ("watermark", WATERMARK_FIELDS)):
+        value = _object(body, name, allowed)
         if value is not None:
             fields[name] = value
     return fields
@@ -173,6 +196,7 @@ def creation_fields(body: dict[str, Any]) -> dict[str, Any]:
 
 def update_fields(body: dict[str, Any]) -> dict[str, Any]:
     """Changed fields of a PATCH (``video-update-payload``); ``playerId: null`` detaches the player."""
+    refuse_unknown(body, UPDATE_FIELDS, frozenset({"language", "playerId"}))
     fields: dict[str, Any] = {}
     if "title" in body:
         title = _string(body, "title", limit=1000)
