@@ -9,6 +9,7 @@ import pytest
 
 from fakes.kernel.settings import SettingsError
 from fakes.kernel.verdicts import render_verdicts, serve_summary
+from tests.support.schemathesis_harness import run_operation
 
 from .judged import JudgedFake
 
@@ -136,3 +137,10 @@ def test_serve_refuses_a_rule_of_no_service() -> None:
     typo = subprocess.run([sys.executable, "-m", "fakes", "serve", "--only", "filings", "--silence-rule",
                            "filings/typo"], capture_output=True, text=True, timeout=60)
     assert typo.returncode == 2 and "filings has no such rule" in typo.stderr
+
+
+@pytest.mark.parametrize("label", ["GET /_fake/verdicts", "DELETE /_fake/verdicts"])
+def test_the_verdicts_operations_keep_their_documented_contract(label: str) -> None:
+    fake = JudgedFake()
+    fake.client().get("/thing", params={"bad": "1"})  # something to list
+    assert run_operation(fake, label, max_examples=25, with_control_plane=True) >= 1
