@@ -6,7 +6,6 @@ the token (401/403), then the parameters (400), then the data (404).
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -14,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, dumps, json_response, parse_query, read_json
+from fakes.kernel.http import bearer_token, dumps, json_response, parse_query, query_int, read_json
 from fakes.kernel.verdicts import Broken, flag, flag_all
 
 from .model import SERVICE_ERROR_GENERIC, Member, MemberExportModel, SnapshotPage, bad_request
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 SNAPSHOT_PATH = "/rest/memberSnapshotData"
 CHANGELOG_PATH = "/rest/memberChangeLogs"
 AUTHORIZATION_PATH = "/rest/memberAuthorizations"
-INTEGER = re.compile(r"-?[0-9]{1,40}")
 MAX_START = 2**31 - 1       # Rest.li paging parameters are int32
 MAX_EPOCH_MS = 2**63 - 1    # timestamps are int64
 AUTHORIZATION_PAGE_COUNT = 10  # Rest.li finder default, as in a public capture
@@ -137,14 +135,10 @@ def check_query(request: Request, allowed: tuple[str, ...]) -> None:
 
 
 def integer_param(request: Request, name: str, maximum: int) -> int | None:
-    """A decimal integer query parameter (strict: no blanks, no '+', no digit groups)."""
-    raw = request.query_params.get(name)
-    if raw is None:
-        return None
-    if not INTEGER.fullmatch(raw) or int(raw) > maximum:
-        raise bad_request(f"Invalid value {raw!r} for query parameter '{name}': an integer up to {maximum} "
-                          "is required")
-    return int(raw)
+    """A decimal integer query parameter: the kernel's strict parser (ASCII digits, no blanks, no
+    '+', no digit groups, not empty) with the service's own 400."""
+    return query_int(request, name, maximum=maximum, refuse=lambda _name, raw, _reason: bad_request(
+        f"Invalid value {raw!r} for query parameter '{name}': an integer up to {maximum} is required"))
 
 
 def require_finder(request: Request, finder: str) -> None:

@@ -182,3 +182,16 @@ def test_a_one_word_name_has_no_trailing_space() -> None:
     assert created["name"] == "Cher"
     assert fake.member_info(created["id"])["name"] == "Cher"
     assert fake.create_member(name="Ada Lovelace")["name"] == "Ada Lovelace"
+
+
+# -- 4. query integers through the kernel parser, in the service's own 400 ------------------------------
+@pytest.mark.parametrize("query", ["start=", "start=%C2%B2", "start=%D9%A3", "start=1_0", "start=+1",
+                                   "start=" + "9" * 50, "count=", "startTime=%C2%B2"])
+def test_query_integers_are_ascii_digits_only(query: str) -> None:
+    fake = MemberExportFake(seed=1)
+    headers, _ = ready(fake)
+    path = ("/rest/memberSnapshotData?q=criteria&" if query.startswith("start=")
+            else "/rest/memberChangeLogs?q=memberAndApplication&") + query
+    response = fake.client(headers=headers).get(path)
+    assert response.status_code == 400, response.text
+    assert response.json()["serviceErrorCode"] == 100 and "query parameter" in response.json()["message"]
