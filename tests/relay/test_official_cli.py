@@ -1,0 +1,84 @@
+"""The real relay's command-line client (``tools-registry``, command ``treg``) against the fake with
+``header_prefix=X-Treg``: ``call``, ``catalog search``, ``catalog get`` and ``balance``.
+
+The client needs Python >= 3.12 (the project runs on 3.11), so the test looks for such a Python
+(``FAKES_TREG_PYTHON``, ``python3.12``/``python3.13`` on PATH, pyenv versions) and installs the
+client once into a cached virtual environment (``FAKES_TREG_VENV``, default
+``~/.cache/contract-fakes/tools-registry``); ``FAKES_TREG_BIN`` points at a ready ``treg`` instead.
+Without a Python >= 3.12, or when the client cannot be installed (offline), it skips and says why.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fakes.relay import RelayFake
+
+CLIENT = "tools-registry==0.27.0"
+
+
+def _python_312() -> str | None:
+    candidates = [os.environ.get("FAKES_TREG_PYTHON", "")]
+    candidates += [shutil.which(name) or "" for name in ("python3.14", "python3.13", "python3.12")]
+    for root in ("/root/.pyenv/versions", os.path.expanduser("~/.pyenv/versions")):
+        candidates += sorted(glob.glob(f"{root}/3.1[2-9]*/bin/python"), reverse=True)
+    for candidate in candidates:
+        if not candidate or not os.path.exists(candidate):
+            continue
+        probe = subprocess.run([candidate, "-c", "import sys; print(sys.version_info >= (3, 12))"],
+                               capture_output=True, text=True)
+        if probe.stdout.strip() == "True":
+            return candidate
+    return None
+
+
+def _treg() -> str:
+    given = os.environ.get("FAKES_TREG_BIN")
+    if given:
+        return given
+    python = _python_312()
+    if python is None:
+        pytest.skip("the relay's command-line client (tools-registry) needs Python >= 3.12 and none was found "
+                    "(set FAKES_TREG_PYTHON or FAKES_TREG_BIN)")
+    venv = Path(os.environ.get("FAKES_TREG_VENV", Path.home() / ".cache" / "contract-fakes" / "tools-registry"))
+    treg = venv / "bin" / "treg"
+    if not treg.exists():
+        made = subprocess.run([python, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=120)
+        installed = made.returncode == 0 and subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", CLIENT],
+            capture_output=True, text=True, timeout=300).returncode == 0
+        if not installed or not treg.exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            pytest.skip(f"could not install {CLIENT} for {python} (offline?)")
+    return str(treg)
+
+
+def test_the_official_cli_calls_searches_gets_and_reads_the_balance(tmp_path: Path) -> None:
+    treg = _treg()
+    fake = RelayFake(header_prefix="X-Treg", clock="real")
+    token = fake.demo_credentials()["token"]
+    with fake.serve() as url:
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "TREG_URL": url, "TREG_TOKEN": token,
+               "TREG_TELEMETRY": "0", "NO_COLOR": "1", "POSTHOG_DISABLED": "1"}
+
+        def run(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([treg, *args], capture_output=True, text=True, timeout=60, env=env)
+
+        called = run("call", "treg.people.email.find", "-p", "domain=northwind.com", "-p", "first_name=Ada",
+                     "-p", "last_name=Lovelace")
+        assert called.returncode == 0, called.stdout + called.stderr
+        assert "ada.lovelace@northwind.com" in called.stdout
+        assert "$0.0089" in called.stderr  # the client reports the charge from X-Treg-Cost-Micro
+        searched = run("catalog", "search", "work", "email", "find")
+        assert searched.returncode == 0 and "mailscout.people.email.find" in searched.stdout, searched.stderr
+        got = run("catalog", "get", "mailscout.people.email.find")
+        assert got.returncode == 0 and "$0.0089" in got.stdout and "domain" in got.stdout, got.stderr
+        balance = run("balance")
+        assert balance.returncode == 0 and "991100" in balance.stdout, balance.stdout + balance.stderr
+    assert fake.team_info("team_1")["balance_micro"] == 1_000_000 - 8_900
