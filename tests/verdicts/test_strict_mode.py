@@ -49,6 +49,12 @@ def test_careless_over_http(member_export_fake, member_export_url):
         assert page(client, headers, 2).status_code == 404
 
 
+def test_careless_in_a_world(member_export_world, member_export_world_url):
+    headers = ready(member_export_world)
+    with httpx.Client(base_url=member_export_world_url) as client:
+        assert [page(client, headers, start).status_code for start in (1, 2)] == [404, 404]
+
+
 def test_careless_with_make_fake(make_fake):
     filings = make_fake("filings", scale="small", free_quota=0)
     key = filings.create_key("free")
@@ -79,7 +85,7 @@ def clients(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def test_without_strict_mode_verdicts_fail_nothing(clients: pytest.Pytester) -> None:
     result = clients.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=6, failed=1)
+    result.assert_outcomes(passed=7, failed=1)
 
 
 def test_strict_mode_fails_clients_that_broke_an_error_rule(clients: pytest.Pytester) -> None:
@@ -88,7 +94,8 @@ def test_strict_mode_fails_clients_that_broke_an_error_rule(clients: pytest.Pyte
                 if report.when == "call"}
     assert outcomes == {
         "test_careless_client": "failed", "test_careful_client": "passed", "test_wasteful_but_not_wrong": "passed",
-        "test_careless_over_http": "failed", "test_careless_with_make_fake": "failed", "test_opted_out": "passed",
+        "test_careless_over_http": "failed", "test_careless_in_a_world": "failed",
+        "test_careless_with_make_fake": "failed", "test_opted_out": "passed",
         "test_failing_anyway": "failed"}
     result.stdout.fnmatch_lines([
         "*_ test_careless_client _*",
@@ -114,11 +121,11 @@ def test_the_marker_and_the_ini_option_turn_strict_mode_on(pytester: pytest.Pyte
     pytester.makepyfile(test_marked=CLIENTS.replace("def test_careless_client", "@pytest.mark.fakes_strict\n"
                                                                                  "def test_careless_client"))
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=5, failed=2)
+    result.assert_outcomes(passed=6, failed=2)
     result.stdout.fnmatch_lines(["FAILED test_marked.py::test_careless_client - Failed: contract-fakes strict*"])
     pytester.makeini("[pytest]\nfakes_strict = true\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=3, failed=4)
+    result.assert_outcomes(passed=3, failed=5)
 
 
 def test_a_clean_strict_run_passes(pytester: pytest.Pytester) -> None:
