@@ -13,7 +13,7 @@ from tests.support.schemathesis_harness import operation_labels, run_operation
 
 from .helpers import CLIP_2S, basic
 
-EXAMPLES = 30
+EXAMPLES = 20
 OWN_CONTROL = ("/_fake/projects", "/_fake/usage", "/_fake/webhooks/deliveries", "/_fake/views")
 
 
