@@ -136,7 +136,8 @@ def test_logo_disposable_check_and_balance_are_free(fake: EnrichmentFake, client
 def test_failed_requests_are_never_charged_and_still_carry_the_header(fake: EnrichmentFake, client: httpx.Client,
                                                                       account: Callable[..., dict[str, str]]) -> None:
     headers = account()
-    for path, params, status in [("/v1/company/details", {}, 400), ("/v1/company/details", {"website": "x.invalid"}, 404),
+    for path, params, status in [("/v1/company/details", {}, 400),
+                                 ("/v1/company/details", {"website": "x.invalid"}, 404),
                                  ("/v1/customer/listing", {"website": "stripe.com", "page_size": "201"}, 400),
                                  ("/v2/employee/profile", {"work_email": "info@stripe.com"}, 404),
                                  ("/v2/employee/profile", {"work_email": "ann@gmail.com"}, 400),
