@@ -203,7 +203,8 @@ def build_mcp(fake: EnrichmentFake) -> McpGate:
         return invoke(ctx, "delete_feed", "delete_feed", {}, None, {"feed_id": feed_id})
 
     @server.tool(description="Add a company to a feed; settings as in create_feed.")
-    def add_target(ctx: Context[Any], feed_id: str, website_url: str, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    def add_target(ctx: Context[Any], feed_id: str, website_url: str,
+                   settings: dict[str, Any] | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"website_url": website_url}
         if settings is not None:
             body["settings"] = settings
