@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "peers adds WireMock, Prism and mountebank to the HTTP part when installed)")
     parser.add_argument("--only", default=None, help="comma-separated services (default: every registered one)")
     parser.add_argument("--fake", action="append", default=[], metavar="MODULE:CLASS",
-                        help="benchmark an extra Fake subclass too (e.g. tests.kernel.tiny:NotesFake)")
+                        help="benchmark an extra Fake subclass too (e.g. examples.notes:NotesFake)")
     parser.add_argument("--no-kernel", action="store_true", help="leave out the kernel-only fake row")
     parser.add_argument("--set", dest="settings", action="append", default=[], metavar="SERVICE.KEY=VALUE",
                         help="service setting (default: filings.scale=full; small with --quick)")

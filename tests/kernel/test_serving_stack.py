@@ -13,10 +13,9 @@ import time
 import httpx
 import pytest
 
+from examples.notes import NotesFake
 from fakes.kernel import server
 from tests.support.serving import clean_env, fakes_command, free_port, ready_services, running
-
-from .tiny import NotesFake
 
 
 def test_the_stack_is_uvloop_and_httptools() -> None:
