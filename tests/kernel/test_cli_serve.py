@@ -18,7 +18,7 @@ import pytest
 from examples.notes import NotesFake
 from examples.notes.model import NotesModel
 from fakes import registry
-from fakes.kernel.cli import build_parser, main
+from fakes.kernel.cli import build_parser, main, make_fakes
 from fakes.kernel.fake import Fake
 from tests.support.serving import (
     clean_env,
@@ -231,3 +231,17 @@ def test_a_reader_that_stops_early_gets_no_traceback() -> None:
         err = process.stderr.read().decode()
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert code == 0, (code, err)
+
+
+@pytest.mark.parametrize("clock", ["real", "scaled:60", "manual"])
+def test_each_served_fake_has_a_clock_of_its_own(clock: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what `fakes serve` (and so each container) builds, with --port or --gateway alike
+    monkeypatch.setitem(registry.SERVICES, "notes", "examples.notes:NotesFake")
+    monkeypatch.setitem(registry.SERVICES, "notes2", "examples.notes:NotesFake")
+    fakes = make_fakes(["notes", "notes2"], seed=0, clock=clock)
+    first, second = fakes["notes"], fakes["notes2"]
+    assert first.clock is not second.clock
+    before = second.clock.now_ms()
+    first.advance(86_400)
+    first.reset()
+    assert before <= second.clock.now_ms() < before + 86_400_000
