@@ -3,7 +3,7 @@
 Every `serve` flag can also come from an environment variable (the docker image uses them):
 FAKES_ONLY, FAKES_HOST, FAKES_PORT, FAKES_GATEWAY, FAKES_SEED, FAKES_CLOCK, FAKES_CONTROL_TOKEN,
 FAKES_PREFIXES (``svc=/path,svc2=/p``), FAKES_JOURNAL_SIZE, FAKES_MAX_WORLDS,
-FAKES_WORLD_IDLE_EXPIRY; service settings use
+FAKES_WORLD_IDLE_EXPIRY, FAKES_SILENCE_RULES (``svc/rule,svc/*``); service settings use
 FAKES_<SERVICE>_<KEY> (e.g. FAKES_FILINGS_SCALE=small).
 """
 
