@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import types
 import typing
@@ -77,6 +78,31 @@ def _type_name(hint: Any) -> str:
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
+def _matches(value: Any, hint: Any) -> bool:
+    """Whether a JSON value fits a declared type, items included (``dict[str, int]``, ...)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
+        return True
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, arg) for arg in args)
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    if origin is list or hint is list:
+        return isinstance(value, list) and (not args or all(_matches(item, args[0]) for item in value))
+    if origin is dict or hint is dict:
+        return isinstance(value, dict) and (not args or all(
+            _matches(key, args[0]) and _matches(item, args[1]) for key, item in value.items()))
+    return True  # a type this check does not know: the service's own __post_init__ judges it
+
+
 def coerce(hint: Any, raw: str, name: str) -> Any:
     """Turn a text value (CLI or environment) into the field's declared type."""
     origin = typing.get_origin(hint)
@@ -103,13 +129,15 @@ def coerce(hint: Any, raw: str, name: str) -> Any:
         if hint is int:
             return int(raw)
         if hint is float:
-            return float(raw)
+            number = float(raw)
+            if not math.isfinite(number):  # nan or inf would only fail later, at some request
+                raise ValueError(raw)
+            return number
         if hint is str:
             return raw
         if origin in (dict, list) or hint in (dict, list):
             value = json.loads(raw)
-            expected = origin or hint
-            if not isinstance(value, expected):
+            if not _matches(value, hint):  # the items too: a list[str] of numbers fails later otherwise
                 raise ValueError(raw)
             return value
     except ValueError:

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from examples.notes import NotesFake, NotesSettings
-from fakes.kernel.settings import SettingsError
+from fakes import registry
+from fakes.kernel.cli import make_fakes
+from fakes.kernel.settings import SettingsError, coerce
 
 
 def test_defaults_kwargs_cli_and_environment_resolve_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -40,3 +44,33 @@ def test_describe_lists_every_setting_with_default_and_help() -> None:
     assert rows["build_seconds"] == {"name": "build_seconds", "type": "int", "default": 60,
                                      "help": "how long a note takes to be 'ready'"}
     assert rows["build_seconds_by_tag"]["default"] == {}
+
+
+@pytest.mark.parametrize(("hint", "raw"), [
+    (list[str], "[1]"), (list[str], "[null]"), (dict[str, int], '{"a": "x"}'), (dict[str, int], '{"a": null}'),
+    (dict[str, int], '{"a": true}'), (dict[str, float], '{"a": []}'), (float, "nan"), (float, "inf"),
+    (list[int], '{"a": 1}'),
+])
+def test_text_values_must_fit_the_declared_type_items_included(hint: object, raw: str) -> None:
+    with pytest.raises(SettingsError):
+        coerce(hint, raw, "x")
+
+
+def test_text_values_that_fit_are_read() -> None:
+    assert coerce(dict[str, float], '{"a": 1, "b": 2.5}', "x") == {"a": 1, "b": 2.5}
+    assert coerce(list[str] | None, "none", "x") is None
+    assert coerce(dict[str, list[int]], '{"a": [1, 2]}', "x") == {"a": [1, 2]}
+
+
+BAD_TEXT = {"int": ["-1", "0", "99999999999999999999"], "float": ["-1", "0", "nan"], "str": ["", "zzz"]}
+BAD_JSON = {"dict": ['{"zz": -1}', '{"zz": "x"}', '{"zz": null}'], "list": ["[-1]", '["zz"]', "[null]"]}
+
+
+@pytest.mark.parametrize("service", registry.service_names())
+def test_a_bad_setting_of_any_service_is_a_settings_error(service: str) -> None:
+    # what `fakes serve --set` turns into one line and exit 2; any other exception would be a traceback
+    for row in registry.fake_class(service).settings_class.describe():
+        kind = row["type"].split("[")[0]
+        for raw in BAD_TEXT.get(kind, []) + BAD_JSON.get(kind, []):
+            with contextlib.suppress(SettingsError):
+                make_fakes([service], seed=0, clock="manual", settings={service: {row["name"]: raw}})
