@@ -78,7 +78,7 @@ def silenced_ids(service: str, rules: Iterable[ClientRule], patterns: Iterable[s
 
     One list serves every fake of ``fakes serve``: a pattern whose service part names another
     service is ignored here; one that names this service but matches none of its rules is a
-    typo, refused with the known ids (silencing nothing by mistake would hide nothing)."""
+    typo, refused with the known ids (it would silence nothing without a word)."""
     ids = [rule.id for rule in rules]
     chosen: set[str] = set()
     for pattern in patterns:
@@ -127,7 +127,7 @@ class Verdicts:
         return self.to_list("error")
 
     def total(self) -> int:
-        """Offending requests counted over every rule."""
+        """Offences over every rule (a request that breaks two rules counts twice)."""
         return sum(v["count"] for v in self._counts.values())
 
     def __len__(self) -> int:
