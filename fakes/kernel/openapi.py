@@ -43,7 +43,7 @@ _OFFENCE = {"type": "object", "properties": {
 _VERDICTS = {"type": "object", "properties": {
     "verdicts": {"type": "array", "items": {**_RULE, "properties": {
         **_RULE["properties"], "count": {"type": "integer"}, "first": _OFFENCE, "last": _OFFENCE}}},
-    "offences": {"type": "integer", "description": "offending requests over every rule"},
+    "offences": {"type": "integer", "description": "offences over every rule"},
     "rules": {"type": "array", "items": _RULE, "description": "every rule this service declares"},
     "silenced": {"type": "array", "items": {"type": "string"}}},
     "required": ["verdicts", "offences", "rules", "silenced"]}
