@@ -250,7 +250,8 @@ class VideoModel:
     def list_videos(self, project: Project, query: dict[str, Any]) -> list[Video]:
         """The matching videos in the requested order."""
         self.catch_up()
-        videos = [v for v in self.videos.values() if v.project_id == project.project_id and _matches(v, query)]
+        mine = project.project_id
+        videos = [v for v in list(self.videos.values()) if v.project_id == mine and _matches(v, query)]
         sort_by = query.get("sortBy") or "createdAt"
         reverse = query.get("sortOrder") == "desc"
         key: Callable[[Video], Any] = {
@@ -262,10 +263,11 @@ class VideoModel:
         videos.sort(key=key, reverse=reverse)
         return videos
 
-    def cache_list(self, project: Project, base: str, cache_key: str, body: bytes) -> None:
+    def cache_list(self, project: Project, base: str, cache_key: str, body: bytes, version: int) -> None:
+        """Keep a rendered page for the version it was computed at (the sender thread may have moved on)."""
         if len(self._list_cache) > 256:
             self._list_cache.clear()
-        self._list_cache[(project.project_id, base, cache_key)] = (self.version, body)
+        self._list_cache[(project.project_id, base, cache_key)] = (version, body)
 
     # -- upload ----------------------------------------------------------------------------------
     def upload_target(self, project: Project, video_id: str, cr: ContentRange | None, attempt: int) -> tuple[str, int]:
@@ -387,7 +389,7 @@ class VideoModel:
 
     def summaries(self, project: Project) -> list[tuple[Video, dict[str, Any]]]:
         self.catch_up()
-        return [(v, self.summary_json(v)) for v in sorted(self.videos.values(), key=lambda v: v.number)
+        return [(v, self.summary_json(v)) for v in sorted(list(self.videos.values()), key=lambda v: v.number)
                 if v.project_id == project.project_id and v.summary_id is not None]
 
     def summary_json(self, video: Video) -> dict[str, Any]:
@@ -465,7 +467,7 @@ class VideoModel:
         for pid in ids:
             if pid not in self.projects.by_id:
                 raise ServiceError(404, f"no project {pid!r}", code="not_found")
-            kept = [v for v in self.videos.values() if v.project_id == pid]
+            kept = [v for v in list(self.videos.values()) if v.project_id == pid]
             open_ms = sum(self._stored_minute_ms(v, now) for v in kept)
             minutes_now = sum(v.probe.duration_s / 60 for v in kept if v.probe is not None)
             reports[pid] = report(self._usage(pid), open_ms, minutes_now, self.settings.price_table())

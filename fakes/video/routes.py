@@ -109,9 +109,10 @@ def service_routes(fake: VideoFake) -> list[BaseRoute]:
         if cached is not None:
             return Response(cached, media_type="application/json")
         query = video_query(request, fake)
+        version = model.version
         found = model.list_videos(project, query)
         body = dumps(page_of([model.render(v, base) for v in found], query, request, "/videos"))
-        model.cache_list(project, base, raw_query, body)
+        model.cache_list(project, base, raw_query, body, version)
         return Response(body, media_type="application/json")
 
     async def get_video(request: Request, project: Project) -> Response:
