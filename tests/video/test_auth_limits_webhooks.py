@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -254,3 +255,45 @@ def test_state_export_and_import_give_the_same_answers() -> None:
                 client.get(f"/videos/{video['videoId']}/captions").json()
     with pytest.raises(Exception):  # noqa: B017 - any refusal, nothing changed
         VideoFake(seed=0).import_state({**state, "model": {"projects": "nonsense"}})
+
+
+class SlowReceiver(Receiver):
+    """A receiver that takes its time: deliveries must not hold up the fake."""
+
+    def __init__(self, delay_s: float) -> None:
+        super().__init__()
+        inner = self.server.RequestHandlerClass
+
+        class Slow(inner):  # type: ignore[valid-type,misc]
+            def do_POST(self) -> None:
+                time.sleep(delay_s)
+                super().do_POST()
+
+        self.server.RequestHandlerClass = Slow
+
+
+def test_a_slow_receiver_blocks_neither_the_clock_nor_requests() -> None:
+    fake = VideoFake(seed=0)
+    with SlowReceiver(delay_s=1.0) as receiver, client_for(fake) as client:
+        client.post("/webhooks", json={"url": receiver.url, "events": ["video.encoding.quality.completed"]})
+        video = create(client)
+        upload(client, video["videoId"], CLIP_2S.read_bytes())
+        started = time.perf_counter()
+        fake.advance(600)  # emits two deliveries to a receiver that needs a second for each
+        assert client.get("/videos").status_code == 200
+        assert time.perf_counter() - started < 0.5
+        assert fake.webhook_deliveries()[1]["status"] == "pending"  # still queued behind the slow first one
+        assert fake.wait_for_webhooks(10)
+    assert len(receiver.received) == 2
+
+
+def test_a_running_clock_emits_webhooks_without_any_request() -> None:
+    fake = VideoFake(seed=0, clock="scaled:200")  # the 2 s clip's timeline takes about 0.05 s of wall time
+    with Receiver() as receiver, client_for(fake) as client:
+        client.post("/webhooks", json={"url": receiver.url, "events": ["video.encoding.quality.completed"]})
+        video = create(client)
+        upload(client, video["videoId"], CLIP_2S.read_bytes())
+        deadline = time.monotonic() + 5
+        while len(receiver.received) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)  # no request, no clock move through the fake: the sender thread's tick emits
+    assert [json.loads(body)["quality"] for _, body in receiver.received] == ["240p", "240p"]
