@@ -115,6 +115,14 @@ def test_public_base_url_setting_rewrites_asset_urls() -> None:
     with client_for(fake) as client:
         video = create(client)
     assert video["assets"]["hls"] == f"https://videos.example.test/proxy/vod/{video['videoId']}/hls/manifest.m3u8"
+    mounted = VideoFake(seed=0, prefix="/video")  # gateway mode: the mount prefix is part of every URL
+    with client_for(mounted) as client:
+        video = create(client)
+        upload(client, video["videoId"], CLIP_2S.read_bytes())
+        mounted.advance(600)
+        assert video["assets"]["thumbnail"].startswith("http://testserver/video/vod/")
+        assert client.get(video["assets"]["thumbnail"]).status_code == 200
+        assert client.get("/videos").json()["pagination"]["links"][0]["uri"].startswith("/video/videos?")
 
 
 def test_a_31_second_source_is_refused_in_the_sandbox_and_accepted_in_production() -> None:
