@@ -137,3 +137,14 @@ def test_docker_and_gateway_host_names_are_accepted() -> None:
                 assert stream.status_code == 200, host
                 first = next(stream.iter_lines())
                 assert first.startswith("event: endpoint"), host
+
+
+def test_mcp_works_under_a_mount_prefix_as_behind_the_gateway() -> None:
+    fake = EnrichmentFake(seed=0, prefix="/enrichment")
+    key = fake.create_account("sub_49")["api_key"]
+
+    async def work(session: ClientSession) -> Any:
+        return result_json(await session.call_tool("get_company_logo_url", {"website": "stripe.com"}))
+
+    logo = with_session(fake, key, work)
+    assert "/enrichment/v1/company/logo?website=stripe.com" in logo["logo_url"]
