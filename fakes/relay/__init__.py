@@ -104,7 +104,7 @@ class RelayFake(Fake):
 
     def team_info(self, team_id: str) -> dict[str, Any]:
         team = self.model.team(team_id)
-        return {**team.summary(), "ledger": list(team.ledger)}
+        return {**team.summary(), "ledger": team.ledger_rows()}
 
     def add_tool(self, team_id: str, provider: str, key: str) -> dict[str, Any]:
         """Register the team's own key for ``provider`` (rung 1 of the ladder; never billed)."""
@@ -122,7 +122,7 @@ class RelayFake(Fake):
 
     def topup(self, team_id: str, amount_micro: int) -> dict[str, Any]:
         team = self.model.team(team_id)
-        team.topup(amount_micro, self.model._now_iso())
+        team.topup(amount_micro, self.clock.now_ms())
         return team.summary()
 
     def register_upstream(self, provider: str, handler: Callable[[UpstreamRequest], Any] | None = None, *,

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 NOT_BILLED_STATUSES = frozenset({401, 402, 403, 405, 407, 408, 429})
 _ROW_KEYS = ("results", "data", "items")
@@ -83,7 +84,7 @@ def parse_json(raw: bytes) -> Any:
     if not raw:
         return None
     try:
-        return json.loads(raw)
+        return orjson.loads(raw)
     except (ValueError, UnicodeDecodeError):
         return "<not json>"  # a non-empty body that is not JSON counts as a hit
 

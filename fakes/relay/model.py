@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from fakes.kernel.clock import Clock, iso_ms
+from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ControlError
 from fakes.kernel.http import dumps
 from fakes.kernel.verdicts import ClientRule
@@ -22,6 +22,7 @@ from .saturation import Saturation
 from .settings import RelaySettings
 from .teams import OWN_TOOL, RELAY_KEY, SECRET, Team
 from .upstreams import (
+    NOT_PARSED,
     AsgiUpstream,
     CannedUpstream,
     Handler,
@@ -58,7 +59,7 @@ class CallInput:
     target: str  # what follows /call/: a catalogue id or a full upstream URL
     query: str
     params: dict[str, str]
-    headers: list[tuple[str, str]]  # lower-case names
+    headers: list[tuple[bytes, bytes]]  # as the ASGI scope has them (decoded only for a registered upstream)
     body: bytes
     token: str | None
     idempotency_key: str | None
@@ -105,12 +106,10 @@ class RelayModel:
         self.upstreams: dict[str, Handler] = {}
         self.upstream_specs: dict[str, dict[str, Any]] = {}  # exportable registrations (canned tables)
         self.call_seq = 0
+        self._id_prefix = data.token_text(seed, "calls")[:10]
         self.team_seq = 0
         self.not_before_ms: dict[str, int] = {}  # team -> end of its last 503's Retry-After
         self.billed_posts: dict[str, dict[str, int]] = {}  # team -> fingerprint of a billed keyless POST -> at
-
-    def _now_iso(self) -> str:
-        return iso_ms(self.clock.now_ms())
 
     # -- catalogue -------------------------------------------------------------------------------
     def entry(self, entry_id: str) -> Entry | None:
@@ -286,8 +285,7 @@ class RelayModel:
         token = f"{self.settings.relay_name}_{data.token_text(self.seed, 'team', self.team_seq)}"
         team = Team(team_id=team_id, name=name or data.team_name(self.seed, self.team_seq), token=token,
                     balance_micro=self.settings.start_balance_micro if balance_micro is None else balance_micro)
-        team.ledger.append({"at": self._now_iso(), "kind": "grant", "call_id": None, "endpoint_id": None,
-                            "amount_micro": team.balance_micro, "balance_micro": team.balance_micro})
+        team.grant(self.clock.now_ms())
         self.teams[team_id] = team
         self.tokens[token] = team_id
         return team
@@ -318,7 +316,7 @@ class RelayModel:
     # -- the call pipeline -----------------------------------------------------------------------
     def next_call_id(self) -> str:
         self.call_seq += 1
-        return f"call_{data.token_text(self.seed, 'call', self.call_seq)[:20]}"
+        return f"call_{self._id_prefix}{self.call_seq:010x}"
 
     async def call(self, request: CallInput) -> CallOutput:
         call_id = self.next_call_id()
@@ -428,7 +426,8 @@ class RelayModel:
         original = self.calls.get(stored.call_id, {})
         record = {"call_id": call_id, "endpoint_id": original.get("endpoint_id"), "provider": original.get("provider"),
                   "credential": original.get("credential"), "status": stored.status, "cost_micro": 0, "billed": False,
-                  "replayed": True, "replay_of": stored.call_id, "team_id": team.team_id, "at": self._now_iso()}
+                  "replayed": True, "replay_of": stored.call_id, "team_id": team.team_id,
+                  "epoch_ms": self.clock.now_ms()}
         self._remember(record)
         headers = [*stored.headers, (self.h.call_id, call_id), (self.h.replay, "true")]
         return CallOutput(stored.status, headers, stored.body, flags, record)
@@ -457,6 +456,7 @@ class RelayModel:
             routed_id = entry["id"]
             entry = self._choose_route(team, entry)
             provider, upstream_path = entry["provider"], entry["path"]
+        now = self.clock.now_ms()
         credential, key = team.credential_for(provider)
         price = entry["cost"] if entry is not None else None
         endpoint_id = entry["id"] if entry is not None else None
@@ -473,7 +473,7 @@ class RelayModel:
             estimated = billing.estimate(price, request.params)
             if estimated > team.available_micro:
                 raise Refusal(402, self._insufficient(team, endpoint_id or provider, provider, estimated))
-        reason = self.saturation.admit(self.clock.now_ms())
+        reason = self.saturation.admit(now)
         if reason is not None:
             retry = self.saturation.retry_after_s
             raise Refusal(503, {"proxy_saturated": True, "detail": reason + f"; retry after {retry} s",
@@ -485,37 +485,39 @@ class RelayModel:
             method=(entry["method"] if entry is not None and (routed_id is not None or request.target == entry["id"])
                     else request.method),
             host=host, path=upstream_path, query=request.query, params=request.params,
-            headers=self._upstream_headers(request.headers, provider, credential, key), body=request.body,
+            headers=(self._upstream_headers(request.headers, provider, credential, key)
+                     if provider in self.upstreams else []),
+            body=request.body,
             credential=credential)
         try:
-            response = await self._upstream(provider, entry, upstream_request)
+            response = await self._upstream(provider, entry, upstream_request, now)
         except UpstreamTimeout as exc:
             response = None
             timeout = str(exc)
         except Exception as exc:  # a user's upstream that fails: the relay's own 502, never billed
-            team.settle(call_id, 0, self._now_iso(), endpoint_id or provider)
+            team.settle(call_id, 0, now, endpoint_id or provider)
             raise Refusal(502, {"detail": f"the upstream of {provider} failed: {exc!r}", "error": "upstream_failed"}
                           ) from None
         finally:
             self.saturation.release()
         if response is None:
-            team.settle(call_id, 0, self._now_iso(), endpoint_id or provider)
-            self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id)
+            team.settle(call_id, 0, now, endpoint_id or provider)
+            self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
             raise Refusal(504, {"detail": f"upstream timed out: {timeout}", "error": "upstream_timeout"})
-        body = billing.parse_json(response.body) if credential == RELAY_KEY or entry is not None else None
+        body = response.parsed if response.parsed is not NOT_PARSED else billing.parse_json(response.body)
         cost = billing.charge(price, response.status, body, estimated) if credential == RELAY_KEY else 0
-        team.settle(call_id, cost, self._now_iso(), endpoint_id or provider)
+        team.settle(call_id, cost, now, endpoint_id or provider)
         if entry is not None and response.status < 500:
             stat = self.stats.setdefault(entry["id"], [0, 0])
             stat[0] += 1
             stat[1] += 0 if billing.is_miss(response.status, body) or response.status >= 400 else 1
-        record = self._record(call_id, team, endpoint_id, provider, credential, response.status, cost, routed_id)
+        record = self._record(call_id, team, endpoint_id, provider, credential, response.status, cost, routed_id, now)
         if credential == RELAY_KEY and cost and request.method == "POST" and request.idempotency_key is None:
             fp = billing.fingerprint(request.method, request.target, request.query, request.body)
             seen = self.billed_posts.setdefault(team.team_id, {})
             if len(seen) > 1000:
                 seen.clear()
-            seen[fp] = self.clock.now_ms()
+            seen[fp] = now
         headers = [(k, v) for k, v in response.headers if k.lower() not in _RESPONSE_DROP]
         headers.append((self.h.call_id, call_id))
         if credential == RELAY_KEY:
@@ -535,29 +537,31 @@ class RelayModel:
                                "endpoint_id": what}}
         return {"detail": message, **fields}
 
-    def _upstream_headers(self, headers: list[tuple[str, str]], provider: str, credential: str,
+    def _upstream_headers(self, raw: list[tuple[bytes, bytes]], provider: str, credential: str,
                           key: str | None) -> list[tuple[str, str]]:
         """The caller's headers minus the relay's own and hop-by-hop ones, plus the credential."""
+        headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in raw]
         kept = [(k, v) for k, v in headers
                 if k not in _HOP_HEADERS and not k.startswith(self.h.lower_prefix) and k != "idempotency-key"]
         injected = key if credential in (OWN_TOOL, SECRET) and key else f"relay-key-{provider}"
         kept.append(("authorization", f"Bearer {injected}"))
         return kept
 
-    async def _upstream(self, provider: str, entry: Entry | None, request: UpstreamRequest) -> UpstreamResponse:
+    async def _upstream(self, provider: str, entry: Entry | None, request: UpstreamRequest,
+                        now: int) -> UpstreamResponse:
         latency = self.settings.upstream_latency_ms
         if latency and self.clock.mode != "manual":
             await asyncio.sleep(latency / 1000 / max(self.clock.rate, 1e-9))
         handler = self.upstreams.get(provider)
         if handler is not None:
             return await call_handler(handler, request)
-        return self.simulated.answer(entry, provider, request, self.clock.now_ms())
+        return self.simulated.answer(entry, provider, request, now)
 
     def _record(self, call_id: str, team: Team, endpoint_id: str | None, provider: str, credential: str,
-                status: int, cost: int, routed_id: str | None) -> dict[str, Any]:
+                status: int, cost: int, routed_id: str | None, now: int) -> dict[str, Any]:
         record = {"call_id": call_id, "endpoint_id": endpoint_id, "provider": provider, "credential": credential,
                   "status": status, "cost_micro": cost, "billed": cost > 0, "replayed": False,
-                  "team_id": team.team_id, "at": self._now_iso()}
+                  "team_id": team.team_id, "epoch_ms": now}
         if routed_id is not None:
             record["routed_id"] = routed_id
         self._remember(record)

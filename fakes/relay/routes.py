@@ -85,8 +85,7 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
         target = request.path_params["target"]
         output: CallOutput = await fake.model.call(CallInput(
             method=request.method, target=target, query=request.scope["query_string"].decode("latin-1"),
-            params={k: v for k, v in query.items()}, headers=[(k.decode("latin-1"), v.decode("latin-1"))
-                                                              for k, v in request.scope["headers"]],
+            params=dict(query.items()), headers=request.scope["headers"],
             body=body, token=request.headers.get(names.token), idempotency_key=request.headers.get("idempotency-key")))
         for rule, detail in output.flags:
             flag(request, rule, detail)
@@ -140,7 +139,7 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
         assert limit is not None
         items = [{"created_at": row["at"], "kind": row["kind"], "amount_micro": row["amount_micro"],
                   "endpoint_id": row["endpoint_id"], "call_id": row["call_id"]}
-                 for row in reversed(team.ledger)][:limit]
+                 for row in reversed(team.ledger_rows())][:limit]
         return json_response({"balance_micro": team.balance_micro, "holds_micro": team.holds_micro, "blocks": [],
                               "holds": [{"amount_micro": v["amount_micro"], "endpoint_id": v["endpoint_id"]}
                                         for v in team.holds.values()],

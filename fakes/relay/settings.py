@@ -24,9 +24,9 @@ class RelaySettings(FakeSettings):
     start_balance_micro: int = field(default=1_000_000, metadata={
         "help": "balance of a new team in micro-USD (seed: $1.00 free credit)"})
     topup_url: str = field(default="/app#billing", metadata={"help": "topup_url of the 402 body"})
-    max_in_flight: int = field(default=64, metadata={
+    max_in_flight: int = field(default=512, metadata={
         "help": "calls forwarded at once above which the relay is saturated (503)"})
-    max_per_second: int = field(default=200, metadata={
+    max_per_second: int = field(default=5000, metadata={
         "help": "calls started in one clock second above which the relay is saturated (503)"})
     retry_after_s: int = field(default=2, metadata={"help": "Retry-After of a saturation 503"})
     idempotency_ttl_s: int = field(default=86_400, metadata={

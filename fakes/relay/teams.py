@@ -7,9 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fakes.kernel.clock import iso_ms
 from fakes.kernel.errors import ControlError
 
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
+LEDGER_ROWS = 5_000
+_NO_HOLD = {"amount_micro": 0}
 
 
 @dataclass
@@ -21,11 +24,10 @@ class Team:
     tools: dict[str, str] = field(default_factory=dict)    # provider -> the team's own key
     secrets: dict[str, str] = field(default_factory=dict)  # provider -> stored secret
     holds: dict[str, dict[str, Any]] = field(default_factory=dict)  # call_id -> {amount_micro, endpoint_id}
+    holds_micro: int = 0
+    #: the last LEDGER_ROWS movements, oldest first: {epoch_ms, kind, call_id, endpoint_id, amount_micro,
+    #: balance_micro} (times formatted when read: a billed call costs no date formatting)
     ledger: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def holds_micro(self) -> int:
-        return sum(h["amount_micro"] for h in self.holds.values())
 
     @property
     def available_micro(self) -> int:
@@ -41,20 +43,34 @@ class Team:
 
     def hold(self, call_id: str, amount: int, endpoint_id: str) -> None:
         self.holds[call_id] = {"amount_micro": amount, "endpoint_id": endpoint_id}
+        self.holds_micro += amount
 
-    def settle(self, call_id: str, charged: int, at: str, endpoint_id: str) -> None:
+    def _book(self, row: dict[str, Any]) -> None:
+        self.ledger.append(row)
+        if len(self.ledger) > 2 * LEDGER_ROWS:
+            del self.ledger[:-LEDGER_ROWS]
+
+    def ledger_rows(self) -> list[dict[str, Any]]:
+        return [{"at": iso_ms(row["epoch_ms"]), **row} for row in self.ledger[-LEDGER_ROWS:]]
+
+    def settle(self, call_id: str, charged: int, at_ms: int, endpoint_id: str) -> None:
         """Release the call's hold and take ``charged`` (never more than the hold)."""
-        held = self.holds.pop(call_id, {"amount_micro": 0})["amount_micro"]
+        held = self.holds.pop(call_id, _NO_HOLD)["amount_micro"]
+        self.holds_micro -= held
         charged = min(charged, held)
         if charged > 0:
             self.balance_micro -= charged
-            self.ledger.append({"at": at, "kind": "call", "call_id": call_id, "endpoint_id": endpoint_id,
-                                "amount_micro": -charged, "balance_micro": self.balance_micro})
+            self._book({"epoch_ms": at_ms, "kind": "call", "call_id": call_id, "endpoint_id": endpoint_id,
+                        "amount_micro": -charged, "balance_micro": self.balance_micro})
 
-    def topup(self, amount: int, at: str) -> None:
+    def grant(self, at_ms: int) -> None:
+        self._book({"epoch_ms": at_ms, "kind": "grant", "call_id": None, "endpoint_id": None,
+                    "amount_micro": self.balance_micro, "balance_micro": self.balance_micro})
+
+    def topup(self, amount: int, at_ms: int) -> None:
         self.balance_micro += amount
-        self.ledger.append({"at": at, "kind": "topup", "call_id": None, "endpoint_id": None,
-                            "amount_micro": amount, "balance_micro": self.balance_micro})
+        self._book({"epoch_ms": at_ms, "kind": "topup", "call_id": None, "endpoint_id": None,
+                    "amount_micro": amount, "balance_micro": self.balance_micro})
 
     def summary(self) -> dict[str, Any]:
         return {"team_id": self.team_id, "team_name": self.name, "balance_micro": self.balance_micro,
@@ -72,6 +88,9 @@ class Team:
         team.tools = {_text(k): _text(v) for k, v in dict(raw.get("tools", {})).items()}
         team.secrets = {_text(k): _text(v) for k, v in dict(raw.get("secrets", {})).items()}
         team.ledger = [dict(row) for row in raw.get("ledger", [])]
+        for row in team.ledger:
+            if not isinstance(row.get("epoch_ms"), int) or not isinstance(row.get("amount_micro"), int):
+                raise ValueError("each ledger row needs integer epoch_ms and amount_micro")
         return team
 
 

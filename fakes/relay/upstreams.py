@@ -41,11 +41,15 @@ class UpstreamRequest:
     credential: str  # own_tool | secret | relay_key
 
 
+NOT_PARSED: Any = object()
+
+
 @dataclass
 class UpstreamResponse:
     status: int
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: bytes = b""
+    parsed: Any = NOT_PARSED  # the body as JSON when the upstream already has it (saves a parse)
 
 
 class UpstreamTimeout(Exception):
@@ -56,7 +60,7 @@ Handler = Callable[[UpstreamRequest], "UpstreamResponse | Awaitable[UpstreamResp
 
 
 def json_answer(status: int, body: Any, headers: list[tuple[str, str]] | None = None) -> UpstreamResponse:
-    return UpstreamResponse(status, [("content-type", "application/json"), *(headers or [])], dumps(body))
+    return UpstreamResponse(status, [("content-type", "application/json"), *(headers or [])], dumps(body), body)
 
 
 class SimulatedUpstream:
@@ -68,6 +72,7 @@ class SimulatedUpstream:
         self.rate_limit = rate_limit
         self._window: dict[tuple[str, str], tuple[int, int]] = {}  # (provider, credential) -> (minute, calls)
         self.unlimited: set[str] = set()  # providers whose limit is lifted (the benchmark's sample)
+        self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, bytes, Any]] = {}
 
     def answer(self, entry: Entry | None, provider: str, request: UpstreamRequest, now_ms: int) -> UpstreamResponse:
         minute = now_ms // 60_000
@@ -95,15 +100,29 @@ class SimulatedUpstream:
         if entry is None:
             return json_answer(404, {"error": "not_found", "message": f"{provider} has no {request.method} "
                                                                       f"{request.path}"}, limits)
-        hit = entry["kind"] in ("write", "verify") or self.is_hit(entry, request.params)
-        rng = data.rng_for(self.seed, entry["id"], sorted(request.params.items()))
+        cache_key = (entry["id"], tuple(sorted(request.params.items())))
+        cached = self._answers.get(cache_key)
+        if cached is None:
+            cached = self._make_answer(entry, request.params)
+            if len(self._answers) >= 10_000:
+                self._answers.clear()
+            self._answers[cache_key] = cached
+        status, body, parsed = cached
+        return UpstreamResponse(status, [("content-type", "application/json"), *limits], body, parsed)
+
+    def _make_answer(self, entry: Entry, params: dict[str, str]) -> tuple[int, bytes, Any]:
+        """(status, body, parsed body) of an entry's answer to params: a pure function, cached."""
+        hit = entry["kind"] in ("write", "verify") or self.is_hit(entry, params)
         if not hit:
             if entry["kind"] in ("people", "lookalikes", "jobs", "list"):
-                return json_answer(200, {"results": [], "total": 0}, limits)
-            return json_answer(404, {"error": "not_found", "message": "no match for this input"}, limits)
-        rows = _rows(request.params, rng.randint(1, 8))
-        status = 201 if entry["kind"] == "write" else 200
-        return json_answer(status, data.answer(entry["kind"], rng, request.params, rows), limits)
+                miss: Any = {"results": [], "total": 0}
+                return 200, dumps(miss), miss
+            miss = {"error": "not_found", "message": "no match for this input"}
+            return 404, dumps(miss), miss
+        rng = data.rng_for(self.seed, entry["id"], sorted(params.items()))
+        rows = _rows(params, rng.randint(1, 8))
+        answer = data.answer(entry["kind"], rng, params, rows)
+        return (201 if entry["kind"] == "write" else 200), dumps(answer), answer
 
     def is_hit(self, entry: Entry, params: dict[str, str]) -> bool:
         if any(v.endswith(".invalid") for k, v in params.items() if k in ("domain", "email")):
