@@ -295,6 +295,12 @@ class VideoModel:
             video = self.video(project, video_id)
             session = video.upload
             try:
+                # a concurrent request may have completed or changed the upload while this body streamed
+                if video.uploaded_ms is not None:
+                    raise upload_error("video-source-already-uploaded",
+                                       "This video source has already been uploaded.", name="videoId")
+                if cr is not None:
+                    check_range(session, cr, self.settings)
                 if size == 0:
                     raise upload_error("uploaded-file-empty", "The uploaded file is empty.")
                 check_received(session, cr, size, self.settings)

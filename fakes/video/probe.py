@@ -81,6 +81,8 @@ def probe(handle: IO[bytes], size: int) -> Probe | None:
         info: Any = MP4(handle).info  # type: ignore[no-untyped-call]
     except (MutagenError, struct.error, ValueError, OSError, IndexError):
         return None
+    except Exception:  # whatever a hostile file makes the parser raise, it is not media
+        return None
     duration = float(info.length or 0.0)
     if duration <= 0:
         return None
