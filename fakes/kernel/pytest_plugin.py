@@ -117,6 +117,9 @@ def make_fake(request: pytest.FixtureRequest, fakes_clock: Clock) -> Callable[..
     seed = request.config.getoption("--fakes-seed")
 
     def make(service: str, **kwargs: Any) -> Fake:
+        if "start_ms" in kwargs and "clock" not in kwargs:  # it would be ignored: the clock is shared
+            raise TypeError("make_fake puts every fake on the test's shared clock: move it with "
+                            "fakes_clock.set_ms(...), or pass clock=Clock('manual', start_ms=...)")
         kwargs.setdefault("seed", seed)
         kwargs.setdefault("clock", fakes_clock)
         return used_by_test(request, registry.fake_class(service)(**kwargs))

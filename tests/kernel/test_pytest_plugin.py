@@ -41,6 +41,10 @@ def test_shared_clock(make_fake, fakes_clock):
     assert first.clock is second.clock is fakes_clock
     assert second.settings.build_seconds == 5
 
+def test_start_ms_would_be_ignored_on_the_shared_clock(make_fake):
+    with pytest.raises(TypeError, match="fakes_clock"):
+        make_fake("notes", start_ms=0)
+
 @pytest.mark.fake_settings("notes", build_seconds=1)
 def test_marker_settings(notes_fake):
     assert notes_fake.settings.build_seconds == 1
@@ -49,7 +53,7 @@ def test_seed_option(notes_fake):
     assert notes_fake.seed == 5
 """)
     result = pytester.runpytest_subprocess("--fakes-seed", "5", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
 
 
 def test_plugin_exposes_a_fixture_pair_per_registered_service() -> None:
