@@ -148,7 +148,7 @@ def _parameter(param: Param) -> dict[str, Any]:
             "schema": schema}
 
 
-def _operation(op: Operation, settings: EnrichmentSettings, *, alias: bool) -> dict[str, Any]:
+def _operation(op: Operation, settings: EnrichmentSettings, *, alias: bool = False) -> dict[str, Any]:
     cost_header = {settings.cost_header: {"required": True, "description": "credits charged for this call",
                                           "schema": {"type": "string", "pattern": "^[0-9]+(\\.[0-9])?$"}}}
     limits = {"X-RateLimit-Limit": {"schema": {"type": "string"}},
@@ -197,16 +197,19 @@ def _operation(op: Operation, settings: EnrichmentSettings, *, alias: bool) -> d
 def openapi_document(settings: EnrichmentSettings, title: str) -> dict[str, Any]:
     paths: dict[str, Any] = {}
     for op in OPERATIONS:
-        for path in op.paths:
-            if path.startswith("/api/v1/feeds"):
-                continue  # the client's second spelling of the monitor paths: served, not documented twice
-            paths.setdefault(path, {})[op.method.lower()] = _operation(op, settings, alias=path != op.seed_path)
+        # the real service's /api paths run the same handlers: listed on the operation, not repeated (every
+        # documented operation costs the contract suite a schemathesis run)
+        operation = _operation(op, settings, alias=False)
+        operation["x-also-served-at"] = list(op.real_paths)
+        operation["description"] += f" Also served at {', '.join(op.real_paths)}."
+        paths.setdefault(op.seed_path, {})[op.method.lower()] = operation
     paths.update(control_paths())
     return {
         "openapi": "3.0.3",
         "info": {"title": title, "version": "1", "description":
                  "Company and person enrichment billed in credits (contract fake). Every operation answers at the "
-                 "seed's path and at the real service's /api path. MCP over SSE at /mcp/sse?api_key=..."},
+                 "seed's path listed here and at the real service's /api paths (x-also-served-at). MCP over SSE "
+                 "at /mcp/sse?api_key=..."},
         "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}, "schemas": BODIES},
         "security": [{"bearerAuth": []}],
         "tags": [{"name": "data", "description": "Company and person data"},
