@@ -39,6 +39,7 @@ def short_id(*parts: object, size: int = 6) -> str:
 _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 
 
+@functools.lru_cache(maxsize=65_536)
 def normalize_website(raw: str) -> str | None:
     """The canonical company key: ``https://www.x.com/``, ``x.com`` and ``http://X.com/a`` -> ``x.com``.
 

@@ -16,6 +16,7 @@ from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import dumps
 
 from . import rules
+from .calls import Answer, Call
 from .credits import as_number, render, tenths
 from .data import (
     DISPOSABLE_EMAIL_DOMAINS,
@@ -30,7 +31,7 @@ from .feeds import DEFAULT_SETTINGS, Feed, FeedError, check_settings
 from .world import SEARCH_ROLES, PersonKey, iso_ms
 
 if TYPE_CHECKING:
-    from .model import Answer, Call, EnrichmentModel
+    from .model import EnrichmentModel
 
 MISS_COST = 5  # tenths: a work-email miss costs 0.5
 FEED_CREATE_COST = 30
@@ -44,6 +45,8 @@ class Lookups:
     def __init__(self, model: EnrichmentModel) -> None:
         self.model = model
         self.rendered: dict[tuple[str, int, str, bool], bytes] = {}
+        self.costs: dict[str, int] = {}
+        self.details_cap = tenths(model.settings.details_max_cost)
 
     def run(self, call: Call, params: Mapping[str, str], *, base: str, real: bool, body: Any = None,
             path_params: Mapping[str, str] | None = None) -> Answer:
@@ -91,11 +94,13 @@ class Lookups:
         call.headers[self.model.settings.cache_age_header] = str(age)
 
     def _cost(self, name: str) -> int:
-        return tenths(self.model.settings.cost(name))
+        known = self.costs.get(name)
+        if known is None:
+            known = self.costs[name] = tenths(self.model.settings.cost(name))
+        return known
 
-    def _answer(self, body: Any, status: int = 200, media_type: str = "application/json") -> Answer:
-        from .model import Answer
-
+    @staticmethod
+    def _answer(body: Any, status: int = 200, media_type: str = "application/json") -> Answer:
         return Answer(body, status, media_type)
 
     @staticmethod
@@ -117,7 +122,7 @@ class Lookups:
         cached = self._cached(call, p, key, version)
         cost = self._cost("company_details") + 20 * bool(p.get("include_employee_count")) \
             + 10 * (p.get("follower_count") == "include") + 20 * exhaustive
-        cost = min(cost, tenths(self.model.settings.details_max_cost))
+        cost = min(cost, self.details_cap)
         self._bill(call, key, version, cached, cost)
         # the answer cannot change while the record's version does not: keep its bytes
         rendered_key = (key, version, base, real)
@@ -172,7 +177,7 @@ class Lookups:
         investors = {inv["name"] for r in rounds for inv in r["investors"]}
         cost = self._cost("company_funding") + 10 * len(investors)
         self._bill(call, key, version, cached, cost)
-        charged = 0 if cached is not None else max(cost, tenths(self.model.settings.minimum_charge))
+        charged = 0 if cached is not None else max(cost, self.model.minimum_tenths)
         return self._answer({"website": f"https://www.{domain}",
                              "total_funds_raised_usd": sum(int(r.get("amount_usd") or 0) for r in rounds),
                              "credit_cost": charged // 10 if charged % 10 == 0 else as_number(charged),

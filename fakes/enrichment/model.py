@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from fakes.kernel.clock import Clock
@@ -19,33 +18,16 @@ from fakes.kernel.errors import ServiceError
 from fakes.kernel.verdicts import ClientRule
 
 from . import rules
+from .calls import Call
 from .credits import DAY_MS, MINUTE_MS, Account, CreditError, Ledger, render, tenths
 from .data import short_id
 from .feeds import Feeds
 from .lookups import Lookups
-from .operations import BY_NAME, Operation, Param
+from .operations import BY_NAME, Param
 from .settings import EnrichmentSettings
 from .world import World
 
 CACHE_FREE_OPS = frozenset({"company_logo", "disposable_email", "credit_balance"})
-
-
-@dataclass
-class Call:
-    """One request in progress: who, which operation, and the headers every answer carries."""
-
-    op: Operation
-    account: Account | None
-    now_ms: int
-    headers: dict[str, str] = field(default_factory=dict)
-    flags: list[tuple[ClientRule, str]] = field(default_factory=list)
-
-
-@dataclass
-class Answer:
-    body: Any                       # a JSON value, bytes (the logo) or text (RSS)
-    status: int = 200
-    media_type: str = "application/json"
 
 
 class EnrichmentModel:
@@ -57,6 +39,7 @@ class EnrichmentModel:
         self.world = World(seed, settings.locale, settings.unknown_share)
         self.feeds = Feeds(seed, settings.locale, self.world, settings.item_rate_per_week)
         self.lookups = Lookups(self)
+        self.minimum_tenths = tenths(settings.minimum_charge)  # settings are fixed for the fake's life
         #: per account: (operation, normalised request) -> (paid at, record version)
         self.cache: dict[str, dict[str, tuple[int, int]]] = {}
         self.key_counter = 0
@@ -220,7 +203,7 @@ class EnrichmentModel:
         403 (nothing charged) when the balance is short."""
         assert call.account is not None
         if call.op.billed and not cached:
-            cost = max(cost, tenths(self.settings.minimum_charge))
+            cost = max(cost, self.minimum_tenths)
         if not self.ledger.charge(call.account, cost, call.now_ms):
             balance = self.ledger.balance(call.account, call.now_ms)
             raise self.error(call, 403, f"Insufficient credits: this call costs {render(cost)} credits, your "

@@ -21,9 +21,10 @@ from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, json_response, parse_query, read_json
 from fakes.kernel.verdicts import ClientRule, flag
 
+from .calls import Answer, Call
 from .feeds import FeedError
 from .llms import llms_full_txt, llms_txt
-from .model import Answer, Call, EnrichmentModel
+from .model import EnrichmentModel
 from .operations import OPERATIONS, Operation
 
 if TYPE_CHECKING:
@@ -36,7 +37,22 @@ MAX_BODY = 1_000_000
 
 def base_of(request: Request) -> str:
     """Scheme, host and mount prefix of this request: links in answers point back at this fake."""
-    return str(request.base_url).rstrip("/")
+    scope = request.scope
+    host = b""
+    for name, value in scope["headers"]:
+        if name == b"host":
+            host = value
+            break
+    key = (scope.get("scheme", "http"), host, scope.get("root_path", ""))
+    known = _BASES.get(key)
+    if known is None:
+        if len(_BASES) > 1024:
+            _BASES.clear()
+        known = _BASES[key] = str(request.base_url).rstrip("/")
+    return known
+
+
+_BASES: dict[tuple[str, bytes, str], str] = {}
 
 
 def service_routes(fake: EnrichmentFake) -> list[BaseRoute]:

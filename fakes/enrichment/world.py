@@ -99,9 +99,7 @@ class World:
     def known(self, domain: str) -> bool:
         if domain in self.custom_companies:
             return True
-        if domain.endswith(".invalid") or domain == "invalid":
-            return False
-        return unit(self.seed, "unknown", domain) >= self.unknown_share
+        return generated_known(self.seed, self.unknown_share, domain)
 
     def company(self, domain: str) -> dict[str, Any] | None:
         """The company's record (the details fields without URLs), or None when it is unknown."""
@@ -295,6 +293,13 @@ class World:
         self.custom_people = {str(k): dict(v) for k, v in people.items()}
         self.slugs = {str(k): str(v) for k, v in dict(state["slugs"]).items()}
         self.versions = {str(k): int(v) for k, v in dict(state["versions"]).items()}
+
+
+@functools.lru_cache(maxsize=65_536)
+def generated_known(seed: int, unknown_share: float, domain: str) -> bool:
+    if domain.endswith(".invalid") or domain == "invalid":
+        return False
+    return unit(seed, "unknown", domain) >= unknown_share
 
 
 @functools.lru_cache(maxsize=8192)
