@@ -56,16 +56,18 @@ def is_miss(status: int, body: Any) -> bool:
         return True
     if not 200 <= status < 300:
         return False
-    if body is None or body in ({}, [], ""):
+    if not body and body is not False and body != 0:  # None, {}, [], ""
         return True
     if isinstance(body, dict) and body.get("found") is False:
         return True
     return rows_in(body) == 0
 
 
-def charge(price: dict[str, Any] | None, status: int, body: Any, estimated: int) -> int:
+def charge(price: dict[str, Any] | None, status: int, body: Any, estimated: int, miss: bool | None = None) -> int:
     """Micro-USD a relay-key call costs given the upstream's answer (0 when not billed)."""
-    if price is None or status >= 500 or status in NOT_BILLED_STATUSES or is_miss(status, body):
+    if miss is None:
+        miss = is_miss(status, body)
+    if price is None or status >= 500 or status in NOT_BILLED_STATUSES or miss:
         return 0
     kind, value = price["type"], int(price["value"])
     if kind == "per_call":

@@ -51,6 +51,7 @@ class Headers:
         self.call_id, self.cost = f"{p}-Call-Id", f"{p}-Cost-Micro"
         self.replay, self.error, self.served_by = f"{p}-Idempotent-Replay", f"{p}-Error", f"{p}-Served-By"
         self.lower_prefix = p.lower() + "-"
+        self.token_b, self.body_encoding_b = self.token.lower().encode(), self.body_encoding.lower().encode()
 
 
 @dataclass
@@ -480,7 +481,8 @@ class RelayModel:
                                 "retry_after_s": retry}, [("retry-after", str(retry))])
         if estimated:
             team.hold(call_id, estimated, endpoint_id or provider)
-        host = self.provider(provider)["host"] if self.provider(provider) else provider  # type: ignore[index]
+        known = self.provider(provider)
+        host = known["host"] if known is not None else provider
         upstream_request = UpstreamRequest(
             method=(entry["method"] if entry is not None and (routed_id is not None or request.target == entry["id"])
                     else request.method),
@@ -505,12 +507,13 @@ class RelayModel:
             self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
             raise Refusal(504, {"detail": f"upstream timed out: {timeout}", "error": "upstream_timeout"})
         body = response.parsed if response.parsed is not NOT_PARSED else billing.parse_json(response.body)
-        cost = billing.charge(price, response.status, body, estimated) if credential == RELAY_KEY else 0
+        miss = billing.is_miss(response.status, body)
+        cost = billing.charge(price, response.status, body, estimated, miss) if credential == RELAY_KEY else 0
         team.settle(call_id, cost, now, endpoint_id or provider)
         if entry is not None and response.status < 500:
             stat = self.stats.setdefault(entry["id"], [0, 0])
             stat[0] += 1
-            stat[1] += 0 if billing.is_miss(response.status, body) or response.status >= 400 else 1
+            stat[1] += 0 if miss or response.status >= 400 else 1
         record = self._record(call_id, team, endpoint_id, provider, credential, response.status, cost, routed_id, now)
         if credential == RELAY_KEY and cost and request.method == "POST" and request.idempotency_key is None:
             fp = billing.fingerprint(request.method, request.target, request.query, request.body)

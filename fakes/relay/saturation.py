@@ -24,9 +24,9 @@ class Saturation:
             self._second, self._started = second, 0
         if self.forced:
             return "the relay is saturated (switched on through the control plane)"
-        if self.in_flight >= self.max_in_flight:
+        if self.max_in_flight and self.in_flight >= self.max_in_flight:
             return f"the relay is saturated: {self.in_flight} calls in flight (at most {self.max_in_flight})"
-        if self._started >= self.max_per_second:
+        if self.max_per_second and self._started >= self.max_per_second:
             return f"the relay is saturated: {self._started} calls this second (at most {self.max_per_second})"
         self._started += 1
         self.in_flight += 1

@@ -25,9 +25,10 @@ class RelaySettings(FakeSettings):
         "help": "balance of a new team in micro-USD (seed: $1.00 free credit)"})
     topup_url: str = field(default="/app#billing", metadata={"help": "topup_url of the 402 body"})
     max_in_flight: int = field(default=512, metadata={
-        "help": "calls forwarded at once above which the relay is saturated (503)"})
-    max_per_second: int = field(default=5000, metadata={
-        "help": "calls started in one clock second above which the relay is saturated (503)"})
+        "help": "calls forwarded at once above which the relay is saturated (503); 0: no limit"})
+    max_per_second: int = field(default=0, metadata={
+        "help": "calls started in one clock second above which the relay is saturated (503); 0 (default): no "
+                "limit, since a manual clock never leaves its second and a long test loop would trip it"})
     retry_after_s: int = field(default=2, metadata={"help": "Retry-After of a saturation 503"})
     idempotency_ttl_s: int = field(default=86_400, metadata={
         "help": "seconds an Idempotency-Key and its stored answer are kept (real service: 24 h)"})
