@@ -32,7 +32,7 @@ class FileTooLarge(MultipartError):
 
 
 class Sink(Protocol):
-    def write(self, data: bytes, /) -> int: ...
+    def write(self, data: bytes | memoryview, /) -> int: ...
 
 
 def boundary_of(content_type: str | None) -> bytes | None:
@@ -86,6 +86,21 @@ class MultipartReader:
     def feed(self, chunk: bytes) -> None:
         if not chunk:
             return
+        if self._state == "data" and len(chunk) > len(self.delimiter):
+            # the hot path of a large file: look for a delimiter across the seam first (a few
+            # bytes), then in the chunk itself, so the chunk is never copied into a new buffer
+            tail = self._buffer
+            if tail and (tail + chunk[:len(self.delimiter) - 1]).find(self.delimiter) < 0:
+                self._emit(tail)
+                tail = b""
+            if not tail:
+                self._buffer = b""
+                rest = self._data(chunk)
+                if self._state == "data":
+                    self._buffer = rest
+                    return
+                self._buffer = b""
+                chunk = rest
         buffer = self._buffer + chunk if self._buffer else chunk
         while True:
             if self._state == "data":
@@ -162,11 +177,11 @@ class MultipartReader:
             return buffer[index + len(self.delimiter):]
         keep = len(self.delimiter) - 1
         if len(buffer) > keep:
-            self._emit(buffer[:-keep])
+            self._emit(memoryview(buffer)[:-keep])  # a view: the data is written, not copied
             return buffer[-keep:]
         return buffer
 
-    def _emit(self, data: bytes) -> None:
+    def _emit(self, data: bytes | memoryview) -> None:
         if not data or self._sink is None:
             return
         self.file_bytes += len(data)
