@@ -18,6 +18,7 @@ from .faults import DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
 from .http import dumps, json_response
 from .verdicts import VERDICTS_KEY, ClientRule
+from .worlds import names_world
 
 if TYPE_CHECKING:
     from .fake import Fake
@@ -58,8 +59,9 @@ class FakeApp:
                     ServiceError(404, f"no such resource: {path} (this fake is mounted at {self.prefix})",
                                  code="not_found"))
                 return
-        if self.worlds is not None and await self.worlds.route(scope, receive, send, path):
-            return  # the request named a world (/_w/<id>/... or X-Fake-World): that world answered
+        if self.worlds is not None and names_world(scope, path):
+            await self.worlds.route(scope, receive, send, path)  # /_w/<id>/... or X-Fake-World
+            return
         await self.handle(scope, receive, send, path)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:

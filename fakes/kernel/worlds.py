@@ -211,8 +211,8 @@ class Worlds:
         return child
 
     # -- HTTP dispatch (called by FakeApp before anything else) --------------------------------
-    async def route(self, scope: Scope, receive: Receive, send: Send, path: str) -> bool:
-        """Hand a request that names a world to that world's app; False if it names none.
+    async def route(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        """Hand a request that names a world (:func:`names_world`) to that world's app.
 
         ``path`` is the request path below the fake's prefix; ``scope["root_path"]`` already
         ends with that prefix."""
@@ -225,23 +225,19 @@ class Worlds:
                 world_id = _raw_world_segment(scope)  # e.g. a%2Fb: an id holding an encoded slash
                 rest = path[4 + len(unquote(world_id)):] or "/"
         else:
-            named = _header(scope)
-            if named is None:
-                return False
-            world_id, rest, mount = named, path, ""
+            world_id, rest, mount = _header(scope) or "", path, ""
         try:
             world = self._enter(world_id)
         except InvalidWorldId as exc:
             await self._refuse(scope, receive, send, rest, 400, str(exc), "invalid_world")
-            return True
+            return
         except WorldCapReached as exc:
             await self._refuse(scope, receive, send, rest, 429, str(exc), "world_cap_reached")
-            return True
+            return
         assert world is not None
         child = world.fake
         inner = {**scope, "app": child, "root_path": scope.get("root_path", "") + mount}
         await child.app.handle(inner, receive, send, rest)
-        return True
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, rest: str, status: int, message: str,
                       code: str) -> None:
@@ -249,6 +245,18 @@ class Worlds:
         control = rest == "/_fake" or rest.startswith("/_fake/")
         body = control_error_body(err) if control else self.parent.error_body(err)
         await json_response(body, status)(scope, receive, send)
+
+
+def names_world(scope: Scope, path: str) -> bool:
+    """Whether a request names a world: by path (``/_w/...`` below the fake's base) or header.
+
+    On every request of the default world: a string test and a scan of the header names."""
+    if path.startswith(WORLD_SEGMENT) and (len(path) == 3 or path[3] == "/"):
+        return True
+    for name, _ in scope.get("headers", ()):  # noqa: SIM110 - a loop beats any() on the hot path
+        if name == WORLD_HEADER:
+            return True
+    return False
 
 
 def _raw_segment_is(scope: Scope, mount: str) -> bool:
