@@ -185,3 +185,30 @@ def test_cli_run_all_prints_one_json_document() -> None:
     assert all(report["world"].startswith("scenario-") for report in document["reports"])
     real = scenarios_cli("run", "all", "--base-url", "http://127.0.0.1:9", "--real")
     assert real.returncode == 2 and "--service" in real.stderr
+
+
+def test_a_run_judges_its_own_journal_entries_and_verdicts() -> None:
+    fake = NotesFake()
+    other = fake.client()
+    other.get("/notes", params={"old": "1"})  # another client's mistake before the run
+
+    def flow(run: Run) -> None:
+        with run.step("mine"):
+            run.request("GET", "/notes", params={"old": "1"})
+            other.get("/notes", params={"old": "2"})  # and another request during it
+            run.request("POST", "/notes", json={"text": "a"})
+            own = [(entry["method"], entry["query"], bool(entry["warnings"])) for entry in run.own_journal()]
+            run.check(own == [("GET", "old=1", True), ("POST", "", False)], "only this run's entries", own)
+
+    report = run_scenario(Scenario("own", "notes", "", flow), fake.client())
+    assert report.passed, report.render()
+    fresh = NotesFake()
+    fresh.client().get("/notes", params={"old": "1"})
+    counted: dict[str, int] = {}
+
+    def breaks_one_rule(run: Run) -> None:
+        run.request("GET", "/notes", params={"old": "3"})
+        counted.update(run.new_verdicts())
+
+    run_scenario(Scenario("verdicts", "notes", "", breaks_one_rule), fresh.client())
+    assert counted == {"notes/old-parameter": 1}  # its own, not the earlier one
