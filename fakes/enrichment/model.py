@@ -23,11 +23,13 @@ from .credits import DAY_MS, MINUTE_MS, Account, CreditError, Ledger, render, te
 from .data import short_id
 from .feeds import Feeds
 from .lookups import Lookups
-from .operations import BY_NAME, Param
+from .operations import BY_NAME, OPERATIONS, Param
 from .settings import EnrichmentSettings
 from .world import World
 
 CACHE_FREE_OPS = frozenset({"company_logo", "disposable_email", "credit_balance"})
+PARAMS: dict[str, dict[str, Param]] = {op.name: {p.name: p for p in op.params} for op in OPERATIONS}
+REQUIRED: dict[str, tuple[str, ...]] = {op.name: tuple(p.name for p in op.params if p.required) for op in OPERATIONS}
 
 
 class EnrichmentModel:
@@ -137,18 +139,23 @@ class EnrichmentModel:
 
     # -- parameters ----------------------------------------------------------------------------
     def parse(self, call: Call, params: Mapping[str, str]) -> dict[str, Any]:
-        """The operation's query parameters, checked against the route table (400 otherwise)."""
+        """The operation's query parameters, checked against the route table (400 otherwise); others
+        are ignored. Loops over what the request sent (usually one or two), not over every parameter."""
+        specs = PARAMS[call.op.name]
         parsed: dict[str, Any] = {}
-        for spec in call.op.params:
-            raw = params.get(spec.name)
-            if raw is None or (raw == "" and not spec.required and spec.kind == "string" and not spec.enum
-                               and spec.pattern is None):
+        for name, raw in params.items():
+            spec = specs.get(name)
+            if spec is None:
+                continue
+            if raw == "":
                 if spec.required:
-                    raise self.error(call, 400, f"Missing required parameter '{spec.name}'.")
-                continue  # an empty free-text parameter is the same as none
-            if raw == "" and spec.required:
-                raise self.error(call, 400, f"Missing required parameter '{spec.name}'.")
-            parsed[spec.name] = self._value(call, spec, raw)
+                    raise self.error(call, 400, f"Missing required parameter '{name}'.")
+                if spec.kind == "string" and not spec.enum and spec.pattern is None:
+                    continue  # an empty free-text parameter is the same as none
+            parsed[name] = self._value(call, spec, raw)
+        for name in REQUIRED[call.op.name]:
+            if name not in parsed:
+                raise self.error(call, 400, f"Missing required parameter '{name}'.")
         return parsed
 
     def _value(self, call: Call, spec: Param, raw: str) -> Any:
