@@ -97,7 +97,8 @@ async def serve(fake: EnrichmentFake, request: Request, op: Operation, real: boo
         account = rss_account(model, op, request) if op.name == "feed_rss" else None
         call = model.begin(op.name, bearer_token(request), account, flags)
         body = await read_body(model, call, request) if op.body else None
-        await simulate_latency(fake, op)
+        if fake.settings.latency_s:
+            await simulate_latency(fake, op)
         answer = model.lookups.run(call, params, base=base_of(request), real=real, body=body,
                                    path_params=request.path_params)
     finally:
