@@ -1,5 +1,6 @@
 """Fixtures of the relay's tests, and the guard that no relay test opens a socket to anything but
-loopback: every ``socket.connect`` (and ``connect_ex``) to another address fails the test."""
+loopback: every ``socket.connect`` (and ``connect_ex``) to another address, and every resolution
+of a host name other than a loopback one, fails the test."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from fakes.relay import RelayFake
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+#: every host name a relay test resolved
+RESOLVED: list[Any] = []
 #: every address a relay test connected to (the guard's own test reads it)
 CONNECTED: list[Any] = []
 
@@ -49,10 +53,19 @@ def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
     return _real_connect_ex(self, address)
 
 
+def _guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    RESOLVED.append(host)
+    name = host.decode() if isinstance(host, bytes) else host
+    if name is not None and name not in ("localhost", "testserver") and not _loopback((name, 0)):
+        raise NonLoopbackConnection(f"a relay test resolved the host name {name!r}")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
 @pytest.fixture(autouse=True)
 def only_loopback(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo)
     yield
 
 
