@@ -110,9 +110,30 @@ def guarded(fake: FilingsFake, handler: Handler, feature: Feature,
         if broken:
             flag_all(request, broken)
         key.count_call()
-        return Response(body, media_type=media_type, headers={**headers, **key.headers(burst)})
+        return cached_response(body, media_type, headers, key.headers(burst))
 
     return endpoint
+
+
+def cached_response(body: bytes, media_type: str | None, headers: dict[str, str],
+                    allowance: dict[str, str]) -> Response:
+    """What ``Response(body, media_type=..., headers={**headers, **allowance})`` sends, the same
+    header list in the same order, without Starlette building and checking it per request (a
+    repeated page's largest cost after the routing)."""
+    response = Response.__new__(Response)
+    response.status_code = 200
+    response.body = body
+    response.background = None
+    response.media_type = media_type
+    raw = [(name.lower().encode("latin-1"), value.encode("latin-1"))
+           for name, value in {**headers, **allowance}.items()]
+    raw.append((b"content-length", str(len(body)).encode("latin-1")))
+    if media_type is not None:
+        if media_type.startswith("text/") and "charset=" not in media_type.lower():
+            media_type += "; charset=" + Response.charset
+        raw.append((b"content-type", media_type.encode("latin-1")))
+    response.raw_headers = raw
+    return response
 
 
 CacheKey = tuple[int, int, int, str, bytes, str, str, str]
