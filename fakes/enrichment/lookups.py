@@ -46,12 +46,15 @@ class Lookups:
         self.model = model
         self.rendered: dict[tuple[str, int, str, bool], bytes] = {}
         self.costs: dict[str, int] = {}
+        self.handlers: dict[str, Any] = {}
         self.details_memo: dict[tuple[Any, ...], tuple[str, str, int]] = {}
         self.details_cap = tenths(model.settings.details_max_cost)
 
     def run(self, call: Call, params: Mapping[str, str], *, base: str, real: bool, body: Any = None,
             path_params: Mapping[str, str] | None = None) -> Answer:
-        handler = getattr(self, "op_" + call.op.name)
+        handler = self.handlers.get(call.op.name)
+        if handler is None:
+            handler = self.handlers[call.op.name] = getattr(self, "op_" + call.op.name)
         parsed = self.model.parse(call, params)
         result: Answer = handler(call, parsed, base, real, body, dict(path_params or {}))
         return result

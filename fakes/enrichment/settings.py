@@ -8,6 +8,7 @@ behaviour is a setting away: ``cost_header="X-NinjaPear-Credit-Cost"``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 
 from fakes.kernel.settings import FakeSettings, SettingsError
 
@@ -95,9 +96,26 @@ class EnrichmentSettings(FakeSettings):
             (self.item_rate_per_week >= 0, "item_rate_per_week must be >= 0"),
             (self.max_targets_per_feed >= 1, "max_targets_per_feed must be >= 1"),
         ]
+        amounts = [self.trial_credits, self.minimum_charge, self.details_max_cost, *self.costs.values(),
+                   *self.subscription_credits.values()]
+        checks.append((all(_in_tenths(amount) for amount in amounts),
+                       "credit amounts come in steps of 0.1 (costs, trial_credits, minimum_charge, ...)"))
+        checks.append((all(isinstance(v, int) and not isinstance(v, bool) for v in self.free_per_minute.values()),
+                       "free_per_minute values must be whole numbers"))
         problems = [message for ok, message in checks if not ok]
         if problems:
             raise SettingsError("enrichment: " + "; ".join(problems))
 
     def cost(self, operation: str) -> float:
         return self.costs.get(operation, DEFAULT_COSTS[operation])
+
+
+def _in_tenths(amount: object) -> bool:
+    """True for a finite number >= 0 that is a whole number of tenths (0.5 yes, 0.05 no)."""
+    if isinstance(amount, bool) or not isinstance(amount, (int, float)):
+        return False
+    try:
+        scaled = Decimal(str(amount)) * 10
+    except InvalidOperation:
+        return False
+    return scaled.is_finite() and scaled >= 0 and scaled == scaled.to_integral_value()
