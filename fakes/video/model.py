@@ -1,4 +1,5 @@
-"""The video service's state and rules: projects, videos, uploads, the timeline, webhooks, usage.
+"""The video service's state and rules: projects, videos, uploads (uploads.py), the timeline, captions and
+summaries (transcripts.py), webhooks, usage.
 
 Plain Python, no HTTP; time only from the fake's clock. Transitions are instants: every timeline
 instant (quality encoded, captions, summary) and every sandbox deletion goes into one heap, and
@@ -9,9 +10,7 @@ calls it when its clock is moved and, while webhooks are subscribed, from its de
 
 from __future__ import annotations
 
-import contextlib
 import heapq
-import os
 import re
 import threading
 from collections.abc import Callable
@@ -22,14 +21,14 @@ from fakes.kernel.errors import ServiceError
 from fakes.kernel.verdicts import ClientRule
 
 from . import data, rules
-from .ingest import ContentRange, Storage, UploadSession, apply, check_range, check_received
-from .probe import Probe, probe
-from .problems import invalid_attribute, not_found, too_many_requests, upload_error
+from .ingest import Storage, UploadSession
+from .problems import invalid_attribute, not_found, too_many_requests
 from .projects import Project, Projects
 from .settings import VideoSettings
-from .timeline import Timeline, build
+from .transcripts import TranscriptReads
+from .uploads import UploadRules
 from .usage import Usage, report
-from .videos import Video, atom, creation_fields, refuse_unknown, to_json, update_fields
+from .videos import Video, atom, creation_fields, matches, refuse_unknown, status_of, to_json, update_fields
 from .webhooks import Delivery, Subscription, Webhooks
 
 Flagged = list[tuple[ClientRule, str]]
@@ -38,7 +37,7 @@ VIDEO_ID = re.compile(r"vi[0-9A-Za-z]{22}")
 SORT_FIELDS = ("title", "createdAt", "publishedAt", "updatedAt")
 
 
-class VideoModel:
+class VideoModel(UploadRules, TranscriptReads):
     def __init__(self, clock: Clock, settings: VideoSettings, seed: int) -> None:
         self.clock = clock
         self.settings = settings
@@ -251,7 +250,7 @@ class VideoModel:
         """The matching videos in the requested order."""
         self.catch_up()
         mine = project.project_id
-        videos = [v for v in list(self.videos.values()) if v.project_id == mine and _matches(v, query)]
+        videos = [v for v in list(self.videos.values()) if v.project_id == mine and matches(v, query)]
         sort_by = query.get("sortBy") or "createdAt"
         reverse = query.get("sortOrder") == "desc"
         key: Callable[[Video], Any] = {
@@ -269,97 +268,7 @@ class VideoModel:
             self._list_cache.clear()
         self._list_cache[(project.project_id, base, cache_key)] = (version, body)
 
-    # -- upload ----------------------------------------------------------------------------------
-    def upload_target(self, project: Project, video_id: str, cr: ContentRange | None, attempt: int) -> tuple[str, int]:
-        """Where this request's file bytes go (path, offset), after the checks that need no body."""
-        with self.lock:
-            video = self.video(project, video_id)
-            if video.uploaded_ms is not None:
-                raise upload_error("video-source-already-uploaded", "This video source has already been uploaded.",
-                                   name="videoId")
-            session = video.upload
-            if cr is None and session is not None:
-                raise upload_error("video-content-range-already-initiated", "This video source has already been "
-                                   'initiated with a "Content-Range" upload.', name="Content-Range")
-            if cr is None:
-                return self.storage.incoming_path(video_id, attempt), 0
-            check_range(session, cr, self.settings)
-            if cr.kind == "bytes":
-                return self.storage.source_path(video_id), cr.first
-            return self.storage.part_path(video_id, cr.first), 0
-
-    def finish_upload(self, project: Project, video_id: str, cr: ContentRange | None, size: int, path: str,
-                      flagged: Flagged) -> Video:
-        """Record the received bytes; on the completing request, probe and start the timeline."""
-        with self.lock:
-            video = self.video(project, video_id)
-            session = video.upload
-            try:
-                # a concurrent request may have completed or changed the upload while this body streamed
-                if video.uploaded_ms is not None:
-                    raise upload_error("video-source-already-uploaded",
-                                       "This video source has already been uploaded.", name="videoId")
-                if cr is not None:
-                    check_range(session, cr, self.settings)
-                if size == 0:
-                    raise upload_error("uploaded-file-empty", "The uploaded file is empty.")
-                check_received(session, cr, size, self.settings)
-            except ServiceError:
-                if cr is None or cr.kind == "part":
-                    _remove_file(path)
-                raise
-            updated = apply(session, cr, size)
-            if not updated.complete():
-                video.upload = updated
-                video.updated_ms = self.clock.now_ms()
-                self.version += 1
-                return video
-            if updated.mode == "single":
-                os.replace(path, self.storage.source_path(video_id))
-            elif updated.mode == "part":
-                self.storage.join_parts(video_id, sorted(updated.parts))
-            source = self.storage.source_path(video_id)
-            total = os.path.getsize(source)
-            with open(source, "rb") as handle:
-                found = probe(handle, total)
-            limit = self.settings.sandbox_max_duration_s
-            if self.settings.sandbox and found is not None and found.duration_s > limit:
-                self.storage.discard(video_id)
-                video.upload = None
-                self.version += 1
-                flagged.append((rules.SANDBOX_SOURCE_TOO_LONG,
-                                f"{video_id}: a {found.duration_s:g} s source sent to the sandbox"))
-                raise upload_error("uploaded-file-invalid-file", "The uploaded file is invalid.",
-                                   f"Sandbox videos are limited to {limit:g} seconds (the sandbox's 30-second "
-                                   f"limit); this source lasts {found.duration_s:g} seconds. Use the production "
-                                   "environment for longer videos.")
-            video.upload = updated
-            self._start_timeline(video, self.clock.now_ms(), found)
-            self.version += 1
-            return video
-
-    def _start_timeline(self, video: Video, now: int, found: Probe | None) -> None:
-        video.uploaded_ms = now
-        video.updated_ms = now
-        video.probe = found
-        video.failed = found is None
-        video.timeline = self._timeline(video)
-        timeline = video.timeline
-        for step in timeline.steps:
-            self._schedule(step.end_ms, video.video_id, f"quality:{step.encoding}:{step.quality}")
-        if timeline.caption_ms is not None:
-            self._schedule(timeline.caption_ms, video.video_id, "caption")
-        if timeline.summary_ms is not None:
-            self._schedule(timeline.summary_ms, video.video_id, "summary")
-
-    def _timeline(self, video: Video) -> Timeline:
-        assert video.uploaded_ms is not None
-        found = video.probe
-        return build(self.settings, video.uploaded_ms, found.duration_s if found else None,
-                     found.height if found else None, mp4=video.mp4_support, transcript=video.transcript,
-                     summary=video.transcript_summary)
-
-    # -- status, captions, summaries -----------------------------------------------------------
+    # -- status (captions and summaries: transcripts.py) ----------------------------------------
     def status(self, project: Project, video_id: str, flagged: Flagged) -> dict[str, Any]:
         video = self.video(project, video_id)
         now = self.clock.now_ms()
@@ -369,57 +278,6 @@ class VideoModel:
             flagged.append((rules.STATUS_TIGHT_POLLING,
                             f"{video_id}: polled again after {(now - previous) / 1000:g} virtual seconds"))
         return status_of(video, now)
-
-    def captions(self, project: Project, video_id: str, base: str) -> list[dict[str, Any]]:
-        video = self.video(project, video_id)
-        timeline = video.timeline
-        if not video.transcript or timeline is None or timeline.caption_ms is None \
-                or self.clock.now_ms() < timeline.caption_ms:
-            return []
-        language = video.language or "en"
-        return [{"uri": f"/videos/{video_id}/captions/{language}",
-                 "src": f"{base}/vod/{video_id}/captions/{language}.vtt", "srclang": language,
-                 "languageName": data.LANGUAGE_NAMES[language], "default": False}]
-
-    def caption_text(self, video_id: str, language: str) -> str | None:
-        """The WebVTT of a generated caption (assets need no key), or None."""
-        self.catch_up()
-        video = self.videos.get(video_id)
-        if video is None or video.probe is None:
-            return None
-        timeline = video.timeline
-        if not video.transcript or timeline is None or timeline.caption_ms is None \
-                or self.clock.now_ms() < timeline.caption_ms or language != (video.language or "en"):
-            return None
-        return data.webvtt(data.caption_cues(self.seed, video_id, language, video.probe.duration_s))
-
-    def summaries(self, project: Project) -> list[tuple[Video, dict[str, Any]]]:
-        self.catch_up()
-        return [(v, self.summary_json(v)) for v in sorted(list(self.videos.values()), key=lambda v: v.number)
-                if v.project_id == project.project_id and v.summary_id is not None]
-
-    def summary_json(self, video: Video) -> dict[str, Any]:
-        now = self.clock.now_ms()
-        timeline = video.timeline
-        if timeline is None:
-            status, updated = "missing", video.created_ms
-        elif timeline.failed:
-            status, updated = "failed", timeline.ingested_ms
-        elif timeline.summary_ms is not None and now >= timeline.summary_ms:
-            status, updated = "completed", timeline.summary_ms
-        else:
-            status, updated = "waiting", timeline.uploaded_ms
-        return {"summaryId": video.summary_id, "createdAt": atom(video.created_ms), "updatedAt": atom(updated),
-                "videoId": video.video_id, "origin": "auto", "sourceStatus": status}
-
-    def summary_source(self, project: Project, summary_id: str) -> dict[str, Any]:
-        for video, summary in self.summaries(project):
-            if summary["summaryId"] == summary_id:
-                if summary["sourceStatus"] != "completed":
-                    raise not_found("summaryId")
-                return data.summary(self.seed, video.video_id, video.language or "en",
-                                    tuple(video.summary_attributes))
-        raise not_found("summaryId")
 
     # -- webhooks ------------------------------------------------------------------------------
     def subscribe(self, project: Project, body: dict[str, Any]) -> Subscription:
@@ -519,47 +377,3 @@ class VideoModel:
         self.usage = {str(pid): Usage.from_state(row) for pid, row in state["usage"].items()}
         self.buckets = {(str(b), str(k)): [int(start), int(count)] for b, k, start, count in state["buckets"]}
         self.status_polls = {str(k): int(v) for k, v in state["status_polls"].items()}
-
-
-def status_of(video: Video, now: int) -> dict[str, Any]:
-    """The reference's status object at ``now``."""
-    empty_metadata = {"width": None, "height": None, "bitrate": None, "duration": None, "framerate": None,
-                      "samplerate": None, "videoCodec": None, "audioCodec": None, "aspectRatio": None}
-    session = video.upload
-    timeline = video.timeline
-    body: dict[str, Any] = {}
-    if session is not None:
-        ingest = {"status": "uploading" if timeline is None else timeline.ingest_status(now),
-                  **session.ingest_figures()}
-        body["ingest"] = ingest
-    if timeline is None:
-        body["encoding"] = {"playable": False, "qualities": [], "metadata": empty_metadata}
-        return body
-    ingested = now >= timeline.ingested_ms
-    metadata = video.probe.metadata() if (video.probe is not None and ingested) else empty_metadata
-    playable = timeline.playable_ms is not None and now >= timeline.playable_ms
-    body["encoding"] = {"playable": playable, "qualities": timeline.qualities(now), "metadata": metadata}
-    return body
-
-
-def _matches(video: Video, query: dict[str, Any]) -> bool:
-    title = query.get("title")
-    if title is not None and title.lower() not in video.title.lower():
-        return False
-    description = query.get("description")
-    if description is not None and description.lower() not in video.description.lower():
-        return False
-    tags = query.get("tags")
-    if tags and not set(tags) <= set(video.tags):
-        return False
-    metadata = query.get("metadata")
-    if metadata:
-        pairs = {(m["key"], m["value"]) for m in video.metadata}
-        if not all((k, v) in pairs for k, v in metadata.items()):
-            return False
-    return query.get("liveStreamId") is None  # no video of this fake comes from a live stream
-
-
-def _remove_file(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.remove(path)

@@ -283,3 +283,42 @@ def to_json(video: Video, base: str, sandbox: bool) -> dict[str, Any]:
     if video.watermark is not None:
         body["watermark"] = video.watermark
     return body
+
+
+def status_of(video: Video, now: int) -> dict[str, Any]:
+    """The reference's status object at ``now``."""
+    empty_metadata = {"width": None, "height": None, "bitrate": None, "duration": None, "framerate": None,
+                      "samplerate": None, "videoCodec": None, "audioCodec": None, "aspectRatio": None}
+    session = video.upload
+    timeline = video.timeline
+    body: dict[str, Any] = {}
+    if session is not None:
+        ingest = {"status": "uploading" if timeline is None else timeline.ingest_status(now),
+                  **session.ingest_figures()}
+        body["ingest"] = ingest
+    if timeline is None:
+        body["encoding"] = {"playable": False, "qualities": [], "metadata": empty_metadata}
+        return body
+    ingested = now >= timeline.ingested_ms
+    metadata = video.probe.metadata() if (video.probe is not None and ingested) else empty_metadata
+    playable = timeline.playable_ms is not None and now >= timeline.playable_ms
+    body["encoding"] = {"playable": playable, "qualities": timeline.qualities(now), "metadata": metadata}
+    return body
+
+
+def matches(video: Video, query: dict[str, Any]) -> bool:
+    title = query.get("title")
+    if title is not None and title.lower() not in video.title.lower():
+        return False
+    description = query.get("description")
+    if description is not None and description.lower() not in video.description.lower():
+        return False
+    tags = query.get("tags")
+    if tags and not set(tags) <= set(video.tags):
+        return False
+    metadata = query.get("metadata")
+    if metadata:
+        pairs = {(m["key"], m["value"]) for m in video.metadata}
+        if not all((k, v) in pairs for k, v in metadata.items()):
+            return False
+    return query.get("liveStreamId") is None  # no video of this fake comes from a live stream
