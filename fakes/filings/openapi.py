@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.openapi import CONTROL_TAG, json_response_spec
+from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG, json_response_spec
 
 from .catalogue.directory import COMPANY_ORDERINGS
 from .catalogue.filing_types import TYPES
+from .catalogue.markets import MARKETS
 from .keys import TIERS
 from .params import (
     COUNTRIES_PATTERN,
@@ -350,7 +351,8 @@ def control_paths() -> dict[str, Any]:
                                                 "description": "Calls a year; null = unlimited; omitted = tier's"}}}
     key_out = _obj({"api_key": _s(), "tier": _s(enum=list(TIERS)), "quota": _i(nullable=True)})
     company_in = {"type": "object", "required": ["name", "country_code"], "properties": {
-        "name": _s(), "country_code": _s(), "isins": _array(_s()), "lei": _s(), "ticker": _s(),
+        "name": _s(), "country_code": _s(enum=sorted({m.code for m in MARKETS} | {m.code.lower() for m in MARKETS})),
+        "isins": _array(_s()), "lei": _s(), "ticker": _s(),
         "sub_industry_code": _s(), "tagline": _s(), "city": _s(), "date_ipo": _s("date"),
         "year_founded": _s("date")}}
     filing_in = {"type": "object", "required": ["company"], "properties": {
@@ -370,11 +372,13 @@ def control_paths() -> dict[str, Any]:
             "post": op("Create an API key", {"201": _json(key_out, "The new key."), "400": _json(error, "Bad body.")},
                        key_in),
         },
-        "/_fake/companies": {"post": op("Add a company", {"201": _json(_ref("Company"), "The company."),
-                                                          "400": _json(error, "Bad body."),
-                                                          "409": _json(error, "ISIN or LEI already taken.")},
-                                        company_in)},
-        "/_fake/filings": {"post": op("Publish a filing at the current virtual time (or at release_datetime)",
-                                      {"201": _json(_ref("Filing"), "The filing."), "400": _json(error, "Bad body.")},
-                                      filing_in)},
+        "/_fake/companies": {"post": {**op("Add a company", {"201": _json(_ref("Company"), "The company."),
+                                                             "400": _json(error, "Bad body."),
+                                                             "409": _json(error, "ISIN or LEI already taken.")},
+                                           company_in),
+                                      ACCEPTANCE_BEYOND_SCHEMA: "ISIN and LEI check digits"}},
+        "/_fake/filings": {"post": {**op("Publish a filing at the current virtual time (or at release_datetime)",
+                                         {"201": _json(_ref("Filing"), "The filing."),
+                                          "400": _json(error, "Bad body.")}, filing_in),
+                                    ACCEPTANCE_BEYOND_SCHEMA: "company must be the id of an existing company"}},
     }

@@ -14,7 +14,7 @@ from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
 from .errors import ControlError, ServiceError, control_error_body
-from .faults import DroppedConnection, FaultRule, fault_delay
+from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
 from .http import dumps, json_response
 from .verdicts import VERDICTS_KEY, ClientRule
@@ -179,7 +179,8 @@ class FakeApp:
         if fault.status in BODILESS_STATUSES:
             raw = b""  # HTTP forbids a body here; sending one would make the server drop the connection
         await send({"type": "http.response.start", "status": fault.status,
-                    "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+                    "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()
+                                if k.lower() not in FRAMING_HEADERS]  # framed by the fake: a wrong length hangs
                     + [(b"content-length", str(len(raw)).encode())]})
         await send({"type": "http.response.body", "body": raw})
 

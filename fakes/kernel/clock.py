@@ -135,11 +135,13 @@ class Clock:
             raise ClockRangeError("advance_seconds must be a finite number")
         if seconds < 0:
             raise ClockError("the clock never goes backwards: advance_seconds must be >= 0")
+        if seconds > MAX_EPOCH_MS / 1000:
+            raise ClockRangeError(f"advance_seconds must be at most {MAX_EPOCH_MS / 1000:g} (1970 to year 9999)")
         with self._lock:
             target = self.now_ms() + seconds * 1000
-            if target > MAX_EPOCH_MS:
-                raise ClockRangeError(f"advance_seconds would move the clock past the end of year 9999 "
-                                      f"(at most {(MAX_EPOCH_MS - self.now_ms()) / 1000:.3f} s from now)")
+            if target > MAX_EPOCH_MS:  # a valid amount, but not from this instant: a conflict, like going back
+                raise ClockError(f"advance_seconds would move the clock past the end of year 9999 "
+                                 f"(at most {(MAX_EPOCH_MS - self.now_ms()) / 1000:.3f} s from now)")
             self._rebase(target)
         return self.now_ms()
 

@@ -20,7 +20,7 @@ from .errors import ControlError, ServiceError
 from .faults import FaultSet
 from .http import check_json_value, dumps, json_response
 from .journal import DEFAULT_JOURNAL_SIZE, Journal
-from .openapi import merge_control_plane
+from .openapi import merge_control_plane, secure_control_plane
 from .settings import FakeSettings
 from .statecheck import StateError, check_integer
 from .transport import AsyncFakeTransport, SyncFakeTransport
@@ -167,9 +167,11 @@ class Fake:
 
     def openapi(self) -> dict[str, Any]:
         if self._openapi is None:
-            self._openapi = merge_control_plane(self.openapi_document(), prefix=self.prefix)
+            self._openapi = merge_control_plane(self.openapi_document(), prefix=self.prefix,
+                                                max_fault_latency_ms=self.faults.max_latency_ms)
             if self.worlds is not None:
                 self._openapi["paths"].update(world_openapi_paths())
+            secure_control_plane(self._openapi, control_token=self.control_token is not None)
         return self._openapi
 
     async def _serve_openapi(self, request: Request) -> Response:

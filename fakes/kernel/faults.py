@@ -99,7 +99,7 @@ MAX_PATH = 2_000
 _METHOD = re.compile(r"\*|[A-Z]{1,20}")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]{0,4000}")  # no CR, LF or other control characters
-_FRAMING_HEADERS = frozenset({"content-length", "transfer-encoding"})  # the fake frames the answer itself
+FRAMING_HEADERS = frozenset({"content-length", "transfer-encoding"})  # the fake frames the answer itself
 
 
 def max_latency_from_env() -> float:
@@ -158,8 +158,6 @@ def _headers(spec: dict[str, Any]) -> dict[str, str]:
     for name, text in value.items():
         if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
             raise _refuse("headers", f"{name!r} is not a header name (letters, digits, -, no spaces)")
-        if name.lower() in _FRAMING_HEADERS:
-            raise _refuse("headers", f"{name} is set by the fake from the body")
         if not isinstance(text, str) or not _HEADER_VALUE.fullmatch(text):
             raise _refuse("headers", f"the value of {name} must be a string without CR, LF or control characters")
         headers[name] = text

@@ -5,7 +5,15 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .clock import MAX_EPOCH_MS
+from .faults import DEFAULT_MAX_LATENCY_MS, MAX_PATH, MAX_TIMES, STATUS_RANGE
+
 CONTROL_TAG = "control-plane"
+CONTROL_SCHEME = "fakeControlToken"
+#: On an operation: why a schema-valid body may still be refused with a 400 (a state valid only as a
+#: whole, a check digit, a reference to a record); the control-plane contract test then skips
+#: schemathesis's positive-data-acceptance check for it, and only that check.
+ACCEPTANCE_BEYOND_SCHEMA = "x-acceptance-beyond-schema"
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
           "required": ["error", "message"]}
@@ -15,21 +23,50 @@ _CLOCK = {
                    "mode": {"type": "string", "enum": ["manual", "real", "scaled"]}, "scale": {"type": "number"}},
     "required": ["now", "epoch_ms", "mode", "scale"],
 }
-_FAULT_IN: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "method": {"type": "string", "description": "HTTP method or * (default)"},
-        "path": {"type": "string", "description": "exact path or glob, below the fake's prefix (default *)"},
-        "status": {"type": "integer", "minimum": 100, "maximum": 599},
-        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
-        "body": {"description": "JSON value or text; default: the service's own error body"},
-        "latency_ms": {"type": "number", "minimum": 0},
-        "times": {"type": "integer", "minimum": 1, "description": "fire for the next N matches (default: always)"},
-        "probability": {"type": "number", "minimum": 0, "maximum": 1, "description": "drawn from the seeded RNG"},
-        "drop": {"type": "boolean", "description": "cut the connection instead of answering"},
-    },
-    "additionalProperties": False,
-}
+def _fault_in(max_latency_ms: float) -> dict[str, Any]:
+    """What ``POST /_fake/faults`` accepts, exactly as :func:`fakes.kernel.faults.parse_rule` checks it."""
+    return {
+        "type": "object",
+        "properties": {
+            "method": {"type": "string", "pattern": r"^(\*|[A-Za-z]{1,20})$",
+                       "description": "HTTP method or * (default)"},
+            "path": {"type": "string", "minLength": 1, "maxLength": MAX_PATH,
+                     "description": "exact path or glob, below the fake's prefix (default *)"},
+            "status": {"type": "integer", "minimum": STATUS_RANGE[0], "maximum": STATUS_RANGE[1], "nullable": True},
+            # patternProperties is JSON Schema, not OpenAPI 3.0, but the only way to say what a header
+            # name is; schemathesis honours it (propertyNames it ignores)
+            "headers": {"type": "object", "nullable": True, "additionalProperties": False,
+                        "patternProperties": {r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$": {
+                            "type": "string", "pattern": r"^[\t\x20-\x7e]{0,200}$"}},
+                        "description": "header names without spaces; values without CR, LF or control characters; "
+                                       "Content-Length and Transfer-Encoding are the fake's own (ignored)"},
+            "body": {"description": "JSON value or text; default: the service's own error body"},
+            "latency_ms": {"type": "number", "minimum": 0, "maximum": max_latency_ms, "nullable": True,
+                           "description": "at most the fake's max_fault_latency_ms"},
+            "times": {"type": "integer", "minimum": 1, "maximum": MAX_TIMES, "nullable": True,
+                      "description": "fire for the next N matches (default, or null: always)"},
+            "probability": {"type": "number", "minimum": 0, "maximum": 1, "nullable": True,
+                            "description": "drawn from the seeded RNG"},
+            "drop": {"type": "boolean", "nullable": True, "description": "cut the connection instead of answering"},
+        },
+        "additionalProperties": False,
+        # a rule must do something: answer, wait or drop
+        "anyOf": [{"required": ["status"], "properties": {"status": {"type": "integer"}}},
+                  {"required": ["drop"], "properties": {"drop": {"enum": [True]}}},
+                  {"required": ["latency_ms"], "properties": {"latency_ms": {
+                      "type": "number", "minimum": 0, "exclusiveMinimum": True}}}],
+    }
+
+
+_FAULT = {"type": "object", "required": ["id", "method", "path", "status", "headers", "body", "latency_ms", "times",
+                                         "probability", "drop", "fired"],
+          "properties": {
+              "id": {"type": "string"}, "method": {"type": "string"}, "path": {"type": "string"},
+              "status": {"type": "integer", "nullable": True},
+              "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+              "body": {"nullable": True}, "latency_ms": {"type": "number"},
+              "times": {"type": "integer", "nullable": True, "description": "matches left; null: unlimited"},
+              "probability": {"type": "number"}, "drop": {"type": "boolean"}, "fired": {"type": "integer"}}}
 _RULE: dict[str, Any] = {
     "type": "object",
     "properties": {"id": {"type": "string"}, "severity": {"type": "string", "enum": ["error", "warning"]},
@@ -47,8 +84,17 @@ _VERDICTS = {"type": "object", "properties": {
     "rules": {"type": "array", "items": _RULE, "description": "every rule this service declares"},
     "silenced": {"type": "array", "items": {"type": "string"}}},
     "required": ["verdicts", "offences", "rules", "silenced"]}
-_FAULT = {"type": "object", "properties": {**_FAULT_IN["properties"], "id": {"type": "string"},
-                                           "fired": {"type": "integer"}}}
+_CLOCK_MOVE = {
+    "type": "object",
+    "oneOf": [
+        {"required": ["advance_seconds"], "additionalProperties": False, "properties": {
+            "advance_seconds": {"type": "number", "minimum": 0, "maximum": MAX_EPOCH_MS / 1000,
+                                "description": "past the end of year 9999 from now is a 409"}}},
+        {"required": ["set_epoch_ms"], "additionalProperties": False, "properties": {
+            "set_epoch_ms": {"type": "integer", "minimum": 0, "maximum": MAX_EPOCH_MS,
+                             "description": "earlier than now is a 409"}}},
+    ],
+}
 
 
 def json_response_spec(schema: dict[str, Any], description: str = "OK",
@@ -63,6 +109,23 @@ def json_response_spec(schema: dict[str, Any], description: str = "OK",
 _json = json_response_spec
 
 
+def secure_control_plane(document: dict[str, Any], *, control_token: bool) -> dict[str, Any]:
+    """Give every control-plane operation its own security: none, or the control token as a bearer
+    token. Without it an operation inherits the service's global requirement (an API key, say)
+    that the control plane never checks."""
+    requirement: list[dict[str, list[str]]] = []
+    if control_token:
+        schemes = document.setdefault("components", {}).setdefault("securitySchemes", {})
+        schemes[CONTROL_SCHEME] = {"type": "http", "scheme": "bearer",
+                                   "description": "the fake's control token (--control-token)"}
+        requirement = [{CONTROL_SCHEME: []}]
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            if isinstance(operation, dict) and CONTROL_TAG in operation.get("tags", ()):
+                operation["security"] = requirement
+    return document
+
+
 def _op(summary: str, responses: dict[str, Any], body: dict[str, Any] | None = None) -> dict[str, Any]:
     op: dict[str, Any] = {"tags": [CONTROL_TAG], "summary": summary, "responses": responses}
     if body is not None:
@@ -70,7 +133,7 @@ def _op(summary: str, responses: dict[str, Any], body: dict[str, Any] | None = N
     return op
 
 
-def control_paths() -> dict[str, Any]:
+def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS) -> dict[str, Any]:
     obj = {"type": "object"}
     return {
         "/_fake/health": {"get": _op("Liveness: the service name and ok", {"200": _json({
@@ -80,20 +143,22 @@ def control_paths() -> dict[str, Any]:
         "/_fake/clock": {
             "get": _op("The virtual clock", {"200": _json(_CLOCK)}),
             "post": _op("Move the clock forward", {"200": _json(_CLOCK), "400": _json(_ERROR, "bad body"),
-                                                   "409": _json(_ERROR, "would move backwards")},
-                        {"type": "object", "properties": {"advance_seconds": {"type": "number", "minimum": 0},
-                                                          "set_epoch_ms": {"type": "integer"}}}),
+                                                   "409": _json(_ERROR, "would move backwards or past year 9999")},
+                        _CLOCK_MOVE),
         },
         "/_fake/journal": {
-            "get": _op("Requests received, oldest first (bounded ring)", {"200": _json({
+            "get": {**_op("Requests received, oldest first (bounded ring)", {"400": _json(_ERROR), "200": _json({
                 "type": "object", "properties": {"entries": {"type": "array", "items": obj},
                                                  "size": {"type": "integer"}, "total": {"type": "integer"}}})}),
+                "parameters": [{"name": "limit", "in": "query", "required": False, "description": "the last N (0: all)",
+                                "schema": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}}]},
             "delete": _op("Clear the journal", {"200": _json(obj)}),
         },
         "/_fake/faults": {
             "get": _op("Active fault rules", {"200": _json({"type": "object", "properties": {
                 "faults": {"type": "array", "items": _FAULT}}})}),
-            "post": _op("Register a fault rule", {"201": _json(_FAULT), "400": _json(_ERROR)}, _FAULT_IN),
+            "post": _op("Register a fault rule", {"201": _json(_FAULT), "400": _json(_ERROR)},
+                        _fault_in(max_fault_latency_ms)),
             "delete": _op("Remove every fault rule", {"200": _json(obj)}),
         },
         "/_fake/faults/{fault_id}": {"delete": {
@@ -101,7 +166,10 @@ def control_paths() -> dict[str, Any]:
             "parameters": [{"name": "fault_id", "in": "path", "required": True, "schema": {"type": "string"}}]}},
         "/_fake/state": {
             "get": _op("Export the whole state as JSON", {"200": _json(obj)}),
-            "put": _op("Import a state exported by GET", {"200": _json(obj), "400": _json(_ERROR)}, obj),
+            "put": {**_op("Import a state exported by GET (validated whole; a refusal names the field)",
+                          {"200": _json(obj), "400": _json(_ERROR)}, obj),
+                    ACCEPTANCE_BEYOND_SCHEMA: "a state is valid only as a whole: this fake's service, seed and "
+                                              "settings, and references between its records"},
         },
         "/_fake/verdicts": {
             "get": {**_op("Client rules broken so far, counted outside the journal ring (docs/verdicts.md)", {
@@ -113,12 +181,13 @@ def control_paths() -> dict[str, Any]:
     }
 
 
-def merge_control_plane(document: dict[str, Any], *, prefix: str = "") -> dict[str, Any]:
+def merge_control_plane(document: dict[str, Any], *, prefix: str = "",
+                        max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS) -> dict[str, Any]:
     """The service's document plus the shared control-plane paths (a copy; the input is kept)."""
     merged = copy.deepcopy(document)
     merged.setdefault("openapi", "3.0.3")
     paths = merged.setdefault("paths", {})
-    for path, item in control_paths().items():
+    for path, item in control_paths(max_fault_latency_ms=max_fault_latency_ms).items():
         paths.setdefault(path, item)
     tags = merged.setdefault("tags", [])
     if not any(t.get("name") == CONTROL_TAG for t in tags):
