@@ -22,12 +22,13 @@ def _point_at_real_records(case: Any, known: bool) -> None:
     if not known or not case.path_parameters:
         return
     for name in ("target", "entry_id"):
-        if name in case.path_parameters:
+        if isinstance(case.path_parameters.get(name), str):
             case.path_parameters[name] = KNOWN_IDS[len(str(case.path_parameters[name])) % len(KNOWN_IDS)]
             if name == "target":
                 case.query = {**(case.query or {}), "domain": "northwind.com", "first_name": "Ada",
                               "last_name": "Lovelace", "email": "ada@northwind.com"}
-    if "org_id" in case.path_parameters:
+    org_id = case.path_parameters.get("org_id")
+    if isinstance(org_id, int) and not isinstance(org_id, bool):  # a negative case keeps its bad value
         case.path_parameters["org_id"] = 1
 
 
