@@ -68,14 +68,15 @@ def check_world_id(world_id: Any) -> str:
     return world_id
 
 
-def world_clock(parent: Clock) -> Clock:
+def world_clock(parent: Clock, start_ms: int | None = None) -> Clock:
     """The clock a fake started now with the parent's clock flags would have.
 
     A manual clock starts where the parent's started (deterministic: every world of one fake
-    begins at the same instant); real and scaled clocks start at the wall time of creation."""
+    begins at the same instant); real and scaled clocks start at the wall time of creation, or
+    at ``start_ms`` when the parent was given one."""
     if parent.mode == "manual":
         return Clock("manual", start_ms=int(parent.to_state()["initial_ms"]))
-    return Clock(parent.spec)
+    return Clock(parent.spec, start_ms=start_ms)
 
 
 @dataclass
@@ -202,7 +203,7 @@ class Worlds:
     def _spawn(self, world_id: str) -> Fake:
         parent = self.parent
         # the exact constructor arguments of the parent (see Fake.__new__), new clock and prefix
-        kwargs = {**parent.init_kwargs, "clock": world_clock(parent.clock),
+        kwargs = {**parent.init_kwargs, "clock": world_clock(parent.clock, parent.init_kwargs.get("start_ms")),
                   "prefix": f"{parent.prefix}{WORLD_SEGMENT}/{world_id}"}
         child = type(parent)(*parent.init_args, **kwargs)
         child.worlds = None  # no worlds inside a world

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import httpx
 
@@ -82,3 +83,18 @@ def test_a_world_answers_like_a_dedicated_fake_and_links_keep_its_prefix(service
     links = re.findall(rb'https?://testserver(/[^"\\ ]*)', via_parent.content)
     links += re.findall(rb'"href": ?"(/[^"]*)"', via_parent.content)
     assert all(link.startswith(b"/_w/job-1/") for link in links), links[:5]
+
+
+def test_a_worlds_clock_is_what_a_fake_started_now_with_the_same_flags_would_have() -> None:
+    scaled = make_root("filings", clock="scaled:60")
+    world = scaled.world("s")
+    assert (world.clock.mode, world.clock.rate) == ("scaled", 60.0)
+    assert abs(world.clock.now_ms() - time.time() * 1000) < 60_000 * 5  # starts at the wall time
+    assert world.clock is not scaled.clock
+    world.advance(86_400)
+    assert scaled.clock.now_ms() < world.clock.now_ms() - 80_000_000
+    real = make_root("filings", clock="real", start_ms=DEFAULT_START_MS)
+    assert abs(real.world("r").clock.now_ms() - DEFAULT_START_MS) < 60_000  # the parent's start flag
+    manual = make_root("filings", start_ms=DEFAULT_START_MS + DAY_MS)
+    manual.advance(3_600)
+    assert manual.world("m").clock.now_ms() == DEFAULT_START_MS + DAY_MS  # where the parent started
