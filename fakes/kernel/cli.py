@@ -22,6 +22,7 @@ from .. import registry
 from .clock import Clock, ClockError, parse_clock_spec
 from .fake import Fake
 from .gateway import GatewayApp
+from .http import ascii_int
 from .server import PortInUse, bind_socket, serve_until, stack_description
 from .server import run as run_on_fast_loop
 from .settings import SettingsError
@@ -45,11 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve fakes over HTTP until Ctrl-C")
     serve.add_argument("--only", default=_env("FAKES_ONLY"), help="comma-separated services (default: all)")
     serve.add_argument("--host", default=_env("FAKES_HOST", "127.0.0.1"), help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=_env("FAKES_PORT"),
+    serve.add_argument("--port", type=_int, default=_env("FAKES_PORT"),
                        help="first service's port; the others follow in `fakes list` order")
-    serve.add_argument("--gateway", type=int, metavar="PORT", default=_env("FAKES_GATEWAY"),
+    serve.add_argument("--gateway", type=_int, metavar="PORT", default=_env("FAKES_GATEWAY"),
                        help="single-port mode: every service on PORT, routed by /<service>/ prefix or Host")
-    serve.add_argument("--seed", type=int, default=_env("FAKES_SEED", "0"), help="seed of all data (default 0)")
+    serve.add_argument("--seed", type=_int, default=_env("FAKES_SEED", "0"), help="seed of all data (default 0)")
     serve.add_argument("--clock", default=_env("FAKES_CLOCK", "real"),
                        help="manual | real | scaled:FACTOR (default real)")
     serve.add_argument("--control-token", default=_env("FAKES_CONTROL_TOKEN"),
@@ -81,15 +82,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _int(text: str) -> int:
+    return ascii_int(text)  # ASCII digits only (int() also takes '٣' and '1_000')
+
+
+_int.__name__ = "int"  # argparse's message: "invalid int value: 'abc'"
+
+
 def _positive_int(text: str) -> int:
-    value = int(text)
+    value = ascii_int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
     return value
 
 
 def _non_negative_int(text: str) -> int:
-    value = int(text)
+    value = ascii_int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
     return value

@@ -15,6 +15,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
+from .http import ascii_int
+
 S = TypeVar("S", bound="FakeSettings")
 
 
@@ -127,7 +129,7 @@ def coerce(hint: Any, raw: str, name: str) -> Any:
                 return False
             raise ValueError(raw)
         if hint is int:
-            return int(raw)
+            return ascii_int(raw.strip())  # not int(): it takes '1_000' and '٣'
         if hint is float:
             number = float(raw)
             if not math.isfinite(number):  # nan or inf would only fail later, at some request

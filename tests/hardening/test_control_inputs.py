@@ -227,3 +227,12 @@ def test_head_over_http_answers_headers_only() -> None:
 
 def _json(response: httpx.Response) -> Any:
     return response.json()
+
+
+@pytest.mark.parametrize("raw", ["٣", "²", "1_000", "+5", "5.0", ""])
+def test_integer_settings_take_ascii_digits_only(raw: str) -> None:
+    from fakes.kernel.settings import SettingsError, coerce
+
+    with pytest.raises(SettingsError):
+        coerce(int, raw, "page_size")
+    assert coerce(int, " 12 ", "page_size") == 12  # surrounding blanks of an environment value are fine
