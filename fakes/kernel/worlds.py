@@ -130,8 +130,16 @@ class Worlds:
         """The world's fake, created from the seed on first use (or from ``state``, an export).
 
         Raises :class:`InvalidWorldId`, :class:`WorldCapReached`, or KeyError when ``create`` is
-        false and the world does not exist. A ``state`` is imported even into an existing world."""
-        world = self._enter(world_id, create=create, count=False)
+        false and the world does not exist. A ``state`` is imported even into an existing world.
+        Getting a world counts as using it (idle expiry), except a lookup with ``create=False``
+        (a report reading every world must not keep them all alive)."""
+        if not create:
+            found = self._worlds.get(world_id)
+            if found is None:
+                raise KeyError(world_id)
+            world: World | None = found
+        else:
+            world = self._enter(world_id, create=create, count=False)
         if world is None:
             raise KeyError(world_id)
         if state is not None:

@@ -7,6 +7,7 @@ import tracemalloc
 import weakref
 
 import httpx
+import pytest
 
 from fakes.kernel.fake import Fake
 from fakes.kernel.worlds import Worlds
@@ -99,3 +100,17 @@ def test_a_world_of_a_served_fake_is_freed_after_its_requests(service: str) -> N
         gc.collect()
         assert ref() is None
         assert http.get("/_fake/worlds").json()["count"] == 0
+
+
+def test_a_lookup_without_create_does_not_keep_a_world_alive() -> None:
+    fake = make_root("filings", world_idle_expiry=30)
+    assert fake.worlds is not None
+    now = [0.0]
+    fake.worlds._monotonic = lambda: now[0]
+    fake.world("looked-at")
+    now[0] = 29.5
+    fake.worlds.get("looked-at", create=False)  # e.g. the verdicts summary reading every world
+    now[0] = 31.0
+    assert fake.worlds.expire_idle() == ["looked-at"]
+    with pytest.raises(KeyError):
+        fake.worlds.get("looked-at", create=False)
