@@ -151,7 +151,7 @@ class RelayFake(Fake):
 
     def use_fake_upstream(self, provider: str, fake_name: str) -> dict[str, Any]:
         """Answer ``provider`` with another fake served by the same ``fakes serve`` (in process)."""
-        other = registry.live_fake(fake_name)
+        other = registry.live_fake(fake_name, self.world_id)  # in a world: the other fake's same world
         if other is None:
             raise ControlError(404, f"no fake {fake_name!r} is served by this process (live: "
                                     f"{', '.join(registry.LIVE_FAKES) or 'none'})", code="not_found")
