@@ -21,6 +21,9 @@ DEFAULT_COSTS: dict[str, float] = {
     "company_website": 1, "customer_listing": 1, "competitor_listing": 0, "product_listing": 3,
     "person_profile": 3, "work_email": 2, "similar_people": 10, "employee_search": 2,
 }
+OPERATION_NAMES = frozenset({
+    *DEFAULT_COSTS, "company_logo", "disposable_email", "credit_balance", "list_feeds", "create_feed", "get_feed",
+    "update_feed", "delete_feed", "add_target", "update_target", "remove_target", "feed_rss"})
 DEFAULT_MCP_HOSTS = [
     "127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*", "testserver",
     "enrichment", "enrichment:*", "enrichment.localhost", "enrichment.localhost:*",
@@ -95,6 +98,8 @@ class EnrichmentSettings(FakeSettings):
             (0 <= self.work_email_hit_share <= 1, "work_email_hit_share must be between 0 and 1"),
             (self.item_rate_per_week >= 0, "item_rate_per_week must be >= 0"),
             (self.max_targets_per_feed >= 1, "max_targets_per_feed must be >= 1"),
+            (all(name in OPERATION_NAMES and _in_tenths(v) for name, v in self.latency_s.items()),
+             "latency_s maps operation names (company_details, ...) to seconds >= 0"),
         ]
         amounts = [self.trial_credits, self.minimum_charge, self.details_max_cost, *self.costs.values(),
                    *self.subscription_credits.values()]

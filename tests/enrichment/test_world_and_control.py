@@ -176,3 +176,22 @@ def test_latency_moves_a_manual_clock_only_when_asked() -> None:
     with quiet.client(headers={"Authorization": f"Bearer {key}"}) as client:
         client.get("/v1/company/funding", params={"website": "stripe.com"})
     assert quiet.clock.now_ms() == start
+
+
+def test_settings_know_every_operation_and_refuse_unknown_ones() -> None:
+    from fakes.enrichment.settings import OPERATION_NAMES
+    from fakes.kernel.settings import SettingsError
+
+    assert {op.name for op in OPERATIONS} == OPERATION_NAMES
+    for bad in ({"latency_s": {"nope": 1}}, {"costs": {"product_listing": 0.05}}, {"free_per_minute": {"trial": 2}},
+                {"trial_credits": float("nan")}, {"latency_in_manual_clock": "later"}):
+        with pytest.raises(SettingsError):
+            EnrichmentFake(**bad)
+
+
+def test_each_world_has_its_own_accounts_and_links(client: httpx.Client) -> None:
+    key = client.post("/_w/t1/_fake/accounts", json={"plan": "sub_49"}).json()["api_key"]
+    headers = {"Authorization": f"Bearer {key}"}
+    inside = client.get("/_w/t1/v1/company/details", params={"website": "stripe.com"}, headers=headers)
+    assert inside.status_code == 200 and "/_w/t1/v1/company/logo" in inside.json()["logo_url"]
+    assert client.get("/v1/credits", headers=headers).status_code == 401
