@@ -51,7 +51,7 @@ def _treg() -> str:
     if not treg.exists():
         made = subprocess.run([python, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=120)
         installed = made.returncode == 0 and subprocess.run(
-            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", CLIENT],
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--retries", "0", "--timeout", "10", CLIENT],
             capture_output=True, text=True, timeout=300).returncode == 0
         if not installed or not treg.exists():
             shutil.rmtree(venv, ignore_errors=True)
