@@ -79,7 +79,7 @@ def service_routes(fake: EnrichmentFake) -> list[BaseRoute]:
 
     async def fallback(request: Request) -> Response:
         if request.url.path.endswith("/openapi.json") and request.method == "GET":
-            return json_response(fake.openapi())
+            return json_response(fake.openapi(), headers={fake.settings.cost_header: "0"})
         raise ServiceError(404, f"No such resource: {request.method} {request.url.path}.",
                            headers={fake.settings.cost_header: "0"})
 

@@ -139,6 +139,7 @@ def test_llms_txt_and_openapi_come_from_the_route_table(client: httpx.Client) ->
         if op.tool:
             assert op.tool in full
     assert document["openapi"].startswith("3.0")
+    assert client.get("/openapi.json").headers[COST] == "0"  # every response of the service has the header
 
 
 def test_state_export_and_import_give_the_same_answers(fake: EnrichmentFake, client: httpx.Client) -> None:
