@@ -79,6 +79,7 @@ class MultipartReader:
         self.file_parts = 0
         self.file_bytes = 0
         self.filename: str | None = None
+        self.other_fields: list[str] = []  # names of parts other than the file (read and dropped)
         self._state = "preamble"
         self._buffer = b""
         self._sink: Sink | None = None  # the sink of the part being read (None: dropped data)
@@ -162,6 +163,8 @@ class MultipartReader:
         if name is None:
             raise MultipartError("a part has no Content-Disposition name")
         self._sink = None
+        if name != self.file_field:
+            self.other_fields.append(name)
         if name == self.file_field:
             self.file_parts += 1
             if self.file_parts > 1:

@@ -256,7 +256,7 @@ def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
              "400": _error("no file, several files, too large, empty, a Content-Range refusal, already uploaded, "
                            "or (sandbox) longer than 30 seconds"), "404": not_found},
             body={"type": "object", "properties": {"file": {"type": "string", "format": "binary"}},
-                  "required": ["file"]}, content="multipart/form-data")},
+                  "required": ["file"], "additionalProperties": False}, content="multipart/form-data")},
         "/videos/{videoId}/status": {"parameters": [video_id], "get": _op(
             "Ingest and encoding status at this instant", {"200": _ok(STATUS), "404": not_found})},
         "/videos/{videoId}/captions": {"parameters": [video_id], "get": _op(

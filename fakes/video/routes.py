@@ -289,6 +289,9 @@ async def receive_upload(fake: VideoFake, request: Request, project: Project) ->
                                "the client went away before the body ended") from None
         if reader.file_parts == 0:
             raise upload_error("uploaded-file-no-file", "There is no uploaded file in the request.")
+        if reader.other_fields:
+            raise problem(400, "invalid-attribute", "An attribute is invalid.", name=reader.other_fields[0][:100],
+                          detail="the upload takes one form part, file")
         ok = True
     finally:
         for handle in handles:

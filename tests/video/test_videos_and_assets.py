@@ -201,6 +201,8 @@ def test_upload_refusals_are_the_documented_400s_and_404() -> None:
         two = [("file", ("a.mp4", b"a")), ("file", ("b.mp4", b"b"))]
         assert slug(client.post(f"/videos/{vid}/source", files=two)) == "uploaded-file-multiple-files"
         assert slug(upload(client, vid, b"")) == "uploaded-file-empty"
+        extra = client.post(f"/videos/{vid}/source", files={"file": ("a.mp4", b"abc")}, data={"title": "x"})
+        assert slug(extra) == "invalid-attribute" and extra.json()["name"] == "title"
         small = VideoFake(seed=0, max_upload_bytes=100)
         with client_for(small) as limited:
             other = create(limited)
