@@ -71,7 +71,10 @@ def test_stop_does_not_wait_for_uvicorns_tick() -> None:
 
 
 def test_stop_closes_the_listener_and_lets_an_in_flight_response_finish() -> None:
+    arrived = threading.Event()
+
     async def slow(scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
+        arrived.set()
         await asyncio.sleep(0.3)  # work in progress when the server is asked to stop
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})  # type: ignore[operator]
         await send({"type": "http.response.body", "body": b"ok"})  # type: ignore[operator]
@@ -79,11 +82,11 @@ def test_stop_closes_the_listener_and_lets_an_in_flight_response_finish() -> Non
     thread = server.ServerThread([(slow, "127.0.0.1", 0)])
     ((host, port),) = thread.start()
     answers: list[bytes] = []
-    client = threading.Thread(target=lambda: answers.append(httpx.get(f"http://{host}:{port}/", timeout=5).content))
+    client = threading.Thread(target=lambda: answers.append(httpx.get(f"http://{host}:{port}/", timeout=10).content))
     client.start()
-    time.sleep(0.15)  # the request is in
+    assert arrived.wait(10)  # the request is in (building the client alone can take 0.1 s)
     thread.stop()
-    client.join(5)
+    client.join(10)
     assert answers == [b"ok"]
     with pytest.raises(OSError), socket.create_connection((host, port), timeout=1):
         pass
