@@ -14,7 +14,7 @@ from fakes.kernel.worlds import Worlds
 
 from .conftest import make_root
 
-WORLDS = 60
+WORLDS = 20
 
 
 def busy_worlds(fake: Fake, prefix: str, count: int) -> list[weakref.ref[Fake]]:

@@ -41,7 +41,7 @@ def test_settings_marker_gets_a_server_of_its_own(filings_world):
 '''
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("workers", ["2"])
 def test_world_fixtures_isolate_tests_on_one_server(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                                     workers: str) -> None:
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
