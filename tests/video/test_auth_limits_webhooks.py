@@ -205,6 +205,8 @@ def test_control_plane_projects_usage_views_and_the_demo_key() -> None:
     fake = VideoFake(seed=0)
     credentials = fake.demo_credentials()
     assert credentials["environment"] == "sandbox" and len(credentials["api_key"]) == 43
+    with fake.client(headers=basic(credentials["api_key"])) as printed:  # what `fakes serve` prints works
+        assert printed.get("/videos").status_code == 200
     with fake.client() as control:
         created = control.post("/_fake/projects", json={})
         assert created.status_code == 201 and set(created.json()) == {"project_id", "sandbox_key", "production_key"}
