@@ -49,7 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "fake_settings(service, **settings): settings of that service's NAME_fake fixture")
+        "markers", "fake_settings(service, **settings): settings of that service's NAME_fake and NAME_world fixtures")
     config.addinivalue_line(
         "markers", "fakes_strict(enabled=True): fail this test if its client broke an error client rule of a fake")
 
