@@ -35,23 +35,28 @@ def traced_bytes() -> int:
     return tracemalloc.get_traced_memory()[0]
 
 
-def test_deleting_worlds_frees_their_memory(service: str) -> None:
-    fake = make_root(service, max_worlds=0)
+def test_deleting_or_expiring_worlds_frees_their_memory(service: str) -> None:
+    fake = make_root(service, max_worlds=0, world_idle_expiry=60)
+    assert fake.worlds is not None
+    wall = [0.0]
+    fake.worlds._monotonic = lambda: wall[0]
     busy_worlds(fake, "warm", 2)  # first-use costs (imports, shared caches) out of the figure
-    assert fake.worlds is not None and fake.worlds.clear() == 2
+    assert fake.worlds.clear() == 2
     tracemalloc.start()
     try:
         before = traced_bytes()
         refs = busy_worlds(fake, "w", WORLDS)
         held = traced_bytes() - before
-        for i in range(WORLDS):
+        for i in range(0, WORLDS, 2):  # half deleted ...
             assert fake.client().delete(f"/_fake/worlds/w{i}").status_code == 200
+        wall[0] += 61  # ... the other half expires
+        assert fake.client().get("/_fake/worlds").json()["worlds"] == []
         left = traced_bytes() - before
     finally:
         tracemalloc.stop()
-    assert all(ref() is None for ref in refs), "a deleted world is still referenced"
+    assert all(ref() is None for ref in refs), "a deleted or expired world is still referenced"
     assert held > WORLDS * 1024  # the worlds did hold memory ...
-    assert left < held * 0.1, f"{left} of {held} bytes still held after deleting every world"  # ... and gave it back
+    assert left < held * 0.1, f"{left} of {held} bytes still held after the worlds went"  # ... and gave it back
 
 
 def test_idle_worlds_expire_on_wall_time_and_free_their_memory(service: str) -> None:
