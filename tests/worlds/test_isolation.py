@@ -23,13 +23,15 @@ def test_two_worlds_advance_their_clocks_independently(service: str) -> None:
         assert http.get("/_w/a/_fake/clock").json()["epoch_ms"] == DEFAULT_START_MS + DAY_MS
         assert http.get("/_w/b/_fake/clock").json()["epoch_ms"] == DEFAULT_START_MS + 60_000
         assert http.get("/_fake/clock").json()["epoch_ms"] == DEFAULT_START_MS  # the default world
+        both = http.get("/_w/a/_fake/clock", headers={"X-Fake-World": "b"})  # the path wins over the header
+        assert both.json()["epoch_ms"] == DEFAULT_START_MS + DAY_MS
         # a reset of one world rewinds only its own clock
         assert http.post("/_w/a/_fake/reset").status_code == 200
         assert http.get("/_w/a/_fake/clock").json()["epoch_ms"] == DEFAULT_START_MS
         assert http.get("/_w/b/_fake/clock").json()["epoch_ms"] == DEFAULT_START_MS + 60_000
         listed = {w["id"]: w for w in http.get("/_fake/worlds").json()["worlds"]}
     assert listed["b"]["clock"]["epoch_ms"] == DEFAULT_START_MS + 60_000
-    assert listed["a"]["requests"] == 4 and listed["b"]["requests"] == 3
+    assert listed["a"]["requests"] == 5 and listed["b"]["requests"] == 3
     assert fake.world("b").clock.now_ms() == DEFAULT_START_MS + 60_000
     assert fake.clock.now_ms() == DEFAULT_START_MS
 
