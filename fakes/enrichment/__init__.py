@@ -8,6 +8,7 @@ See docs/services/enrichment.md.
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from starlette.routing import BaseRoute
@@ -15,12 +16,12 @@ from starlette.routing import BaseRoute
 from fakes.kernel.errors import ControlError, ServiceError
 from fakes.kernel.fake import Fake
 
-from .control import control_routes
+from .control import check_body, control_routes
 from .credits import CreditError
 from .data import normalize_website
 from .mcp import McpGate, build_mcp
 from .model import EnrichmentModel
-from .openapi import openapi_document
+from .openapi import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN, openapi_document
 from .routes import service_routes
 from .rules import CLIENT_RULES
 from .settings import EnrichmentSettings
@@ -28,20 +29,6 @@ from .settings import EnrichmentSettings
 __all__ = ["EnrichmentFake", "EnrichmentModel", "EnrichmentSettings"]
 
 SAMPLE_COMPANY = "stripe.com"
-COMPANY_FIELDS = frozenset({
-    "name", "description", "tagline", "industry", "company_type", "founded_year", "specialties", "employee_count",
-    "employee_count_range_min", "employee_count_range_max", "follower_count", "following_count", "addresses",
-    "public_listing", "cover_pic_url", "facebook_url", "twitter_url", "instagram_url", "funding_rounds", "products",
-})
-PERSON_FIELDS = frozenset({
-    "first_name", "last_name", "middle_name", "employer_website", "role", "work_email", "bio", "country", "city",
-    "state", "x_handle", "x_profile_url", "personal_website", "follower_count", "following_count", "education",
-    "work_experience",
-})
-COMPANY_TYPES = ("PUBLIC_COMPANY", "PRIVATELY_HELD", "GOVERNMENT_AGENCY", "NON_PROFIT", "EDUCATIONAL", "PARTNERSHIP",
-                 "SELF_EMPLOYED", "SELF_OWNED")
-
-
 class EnrichmentFake(Fake):
     name = "enrichment"
     title = "Company and person enrichment API"
@@ -101,14 +88,17 @@ class EnrichmentFake(Fake):
     # -- control plane as Python --------------------------------------------------------------
     def create_account(self, plan: str = "trial", credits: Any = None, *, rate_limited: bool = True,
                        api_key: str | None = None) -> dict[str, Any]:
-        """A new account with its key: plan ``trial|payg|sub_49|sub_299|sub_899|sub_1899``."""
-        if not isinstance(rate_limited, bool):
-            raise ControlError(400, "rate_limited must be true or false", code="invalid_field")
-        if api_key is not None and (not isinstance(api_key, str) or not 8 <= len(api_key) <= 64
-                                    or not api_key.replace("_", "").replace("-", "").isalnum()):
-            raise ControlError(400, "api_key must be 8-64 letters, digits, _ or -", code="invalid_field")
-        if not isinstance(plan, str):
-            raise ControlError(400, "plan must be a string", code="invalid_field")
+        """A new account with its key: plan ``trial|payg|sub_49|sub_299|sub_899|sub_1899``; ``credits``
+        are rounded to 0.1."""
+        body = {k: v for k, v in {"plan": plan, "credits": credits, "rate_limited": rate_limited,
+                                  "api_key": api_key}.items() if v is not None}
+        check_body(body, ACCOUNT_IN, "account")
+        if api_key is not None:
+            api_key = api_key.rstrip("\n")
+            if api_key in self.model.ledger.accounts:
+                raise ControlError(409, f"api key {api_key!r} exists already", code="conflict")
+        if credits is not None:
+            credits = Decimal(str(credits)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
         try:
             return self.model.create_account(plan, credits, rate_limited=rate_limited, api_key=api_key)
         except CreditError as exc:
@@ -120,6 +110,7 @@ class EnrichmentFake(Fake):
 
     def purchase(self, api_key: str, pack_usd: Any) -> dict[str, Any]:
         """Buy a credit pack at the current virtual time (resumes feeds suspended for credits)."""
+        check_body({"pack_usd": pack_usd}, PURCHASE_IN, "purchase")
         try:
             return self.model.purchase(api_key, pack_usd)
         except CreditError as exc:
@@ -127,42 +118,26 @@ class EnrichmentFake(Fake):
 
     def add_company(self, website: Any = None, **fields: Any) -> dict[str, Any]:
         """Add (or change) a company keyed by its website; fields not given are generated."""
-        domain = normalize_website(website) if isinstance(website, str) else None
+        check_body({"website": website, **fields} if website is not None else fields, COMPANY_IN, "company")
+        domain = normalize_website(str(website))
         if domain is None:
             raise ControlError(400, "website must be a company website such as https://www.example.com",
                                code="invalid_company")
-        unknown = sorted(set(fields) - COMPANY_FIELDS)
-        if unknown:
-            raise ControlError(400, f"unknown field(s) {', '.join(unknown)}", code="unknown_field")
-        _check_types(fields, {"name": str, "description": str, "tagline": str, "industry": int, "founded_year": int,
-                              "employee_count": int, "specialties": list, "addresses": list, "funding_rounds": list,
-                              "products": list, "public_listing": dict})
-        if "company_type" in fields and fields["company_type"] not in COMPANY_TYPES:
-            raise ControlError(400, f"company_type must be one of {', '.join(COMPANY_TYPES)}", code="invalid_company")
+        if "employee_count" in fields:  # keep the range consistent with the count
+            count = int(fields["employee_count"])
+            fields.setdefault("employee_count_range_min", count - count // 5)
+            fields.setdefault("employee_count_range_max", count + count // 5 + 1)
         record = self.model.world.add_company(domain, dict(fields))
         return {"website": f"https://www.{domain}", **{k: v for k, v in record.items() if not k.startswith("_")}}
 
     def add_person(self, **fields: Any) -> dict[str, Any]:
-        """Add a person at a company: ``first_name``, ``last_name``, ``employer_website``, optional ``role``,
-        ``work_email`` (what the work-email lookup returns) and profile fields."""
-        unknown = sorted(set(fields) - PERSON_FIELDS)
-        if unknown:
-            raise ControlError(400, f"unknown field(s) {', '.join(unknown)}", code="unknown_field")
-        for required in ("first_name", "last_name", "employer_website"):
-            if not isinstance(fields.get(required), str) or not fields[required].strip():
-                raise ControlError(400, f"{required} is required (a non-empty string)", code="invalid_person")
-        _check_types(fields, {"role": str, "work_email": str, "bio": str, "education": list, "work_experience": list})
+        """Add a person at a known company: ``first_name``, ``last_name``, ``employer_website``,
+        optional ``role``, ``work_email`` (what the work-email lookup returns) and profile fields."""
+        check_body(fields, PERSON_IN, "person")
         domain = normalize_website(fields.pop("employer_website"))
-        if domain is None or "|" in fields["first_name"] + fields["last_name"]:
-            raise ControlError(400, "employer_website must be a website; names must not hold '|'",
-                               code="invalid_person")
+        if domain is None:
+            raise ControlError(400, "employer_website must be a website", code="invalid_person")
         if not self.model.world.known(domain):
-            raise ControlError(400, f"{domain} is not a known company: add it first", code="invalid_person")
+            raise ControlError(404, f"{domain} is not a known company: add it first", code="not_found")
         _key, profile = self.model.world.add_person(domain, fields)
         return {**profile, "employer_website": f"https://www.{domain}"}
-
-
-def _check_types(fields: dict[str, Any], types: dict[str, type]) -> None:
-    for name, kind in types.items():
-        if name in fields and (not isinstance(fields[name], kind) or isinstance(fields[name], bool)):
-            raise ControlError(400, f"{name} must be of type {kind.__name__}", code="invalid_field")

@@ -56,7 +56,7 @@ def normalize_website(raw: str) -> str | None:
         return None
     host = host.rsplit(":", 1)[0] if re.fullmatch(r".+:[0-9]{1,5}", host) else host
     host = host.rstrip(".")
-    if host.startswith("www."):
+    if host.startswith("www.") and host.count(".") >= 2:  # www.com stays www.com
         host = host[4:]
     labels = host.split(".")
     if len(labels) < 2 or len(host) > 253 or not all(_LABEL.fullmatch(label) for label in labels):

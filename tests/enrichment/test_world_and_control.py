@@ -109,13 +109,17 @@ def test_control_plane_accounts_purchases_companies_and_people(fake: EnrichmentF
     profile = client.get("/v2/employee/profile", params={"employer_website": "mine.invalid", "first_name": "Ada"},
                          headers=headers).json()
     assert profile["full_name"] == "Ada Byron" and profile["work_experience"][0]["role"] == "CTO"
-    for path, payload in [("/_fake/accounts", {"plan": "gold"}), ("/_fake/accounts", {"credits": 0.05}),
+    assert client.post("/_fake/accounts", json={"credits": 0.05}).json()["balance"] == 0.1  # rounded to tenths
+    for path, payload in [("/_fake/accounts", {"plan": "gold"}), ("/_fake/accounts", {"credits": -1}),
                           ("/_fake/accounts", {"plan": None}), (f"/_fake/accounts/{key}/purchases", {"pack_usd": 5}),
                           (f"/_fake/accounts/{key}/purchases", {}), ("/_fake/companies", {"website": "nope"}),
                           ("/_fake/companies", {"website": "a.com", "color": "red"}),
-                          ("/_fake/people", {"first_name": "A", "last_name": "B", "employer_website": "x.invalid"})]:
+                          ("/_fake/people", {"first_name": "A|", "last_name": "B", "employer_website": "a.com"})]:
         refused = client.post(path, json=payload)
         assert refused.status_code == 400 and set(refused.json()) >= {"error", "message"}, (path, payload)
+    assert client.post("/_fake/people", json={"first_name": "A", "last_name": "B",
+                                              "employer_website": "x.invalid"}).status_code == 404
+    assert client.post("/_fake/accounts", json={"api_key": key}).status_code == 409
     assert client.get("/_fake/accounts/unknown-key").status_code == 404
     assert client.post("/_fake/accounts/unknown-key/purchases", json={"pack_usd": 10}).status_code == 404
 
