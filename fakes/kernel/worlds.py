@@ -195,6 +195,8 @@ class Worlds:
                 world = self._worlds.get(world_id)
                 if world is None:
                     if self.max_worlds is not None and len(self._worlds) >= self.max_worlds:
+                        self.expire_idle()  # an idle world past its time frees a slot before any refusal
+                    if self.max_worlds is not None and len(self._worlds) >= self.max_worlds:
                         raise WorldCapReached(
                             f"world cap reached: this fake holds at most {self.max_worlds} worlds "
                             f"(--max-worlds / FAKES_MAX_WORLDS); delete one with DELETE /_fake/worlds/<id> "

@@ -119,3 +119,17 @@ def test_a_lookup_without_create_does_not_keep_a_world_alive() -> None:
     assert fake.worlds.expire_idle() == ["looked-at"]
     with pytest.raises(KeyError):
         fake.worlds.get("looked-at", create=False)
+
+
+def test_an_expired_world_frees_its_slot_before_the_cap_refuses() -> None:
+    fake = make_root("filings", max_worlds=1, world_idle_expiry=10)
+    assert fake.worlds is not None
+    now = [0.0]
+    fake.worlds._monotonic = lambda: now[0]
+    client = fake.client()
+    assert client.get("/_w/first/_fake/health").status_code == 200
+    now[0] = 9.9
+    assert client.get("/_w/second/_fake/health").status_code == 429
+    now[0] = 10.5  # within a second of the last sweep: the cap itself sweeps
+    assert client.get("/_w/second/_fake/health").status_code == 200
+    assert fake.worlds.ids() == ["second"]
