@@ -67,7 +67,14 @@ def service_routes(fake: EnrichmentFake) -> list[BaseRoute]:
             if chosen is None:
                 raise ServiceError(405, f"Method {request.method} is not allowed here.",
                                    headers={fake.settings.cost_header: "0", "Allow": ", ".join(sorted(methods))})
-            return await serve(fake, request, *chosen)
+            try:
+                return await serve(fake, request, *chosen)
+            except ServiceError:
+                raise
+            except Exception as exc:  # the kernel's safety net, but with the cost header: a bug still says "0"
+                log.exception("unexpected error in fake enrichment")
+                raise ServiceError(500, f"internal error in the fake: {exc!r}",
+                                   headers={fake.settings.cost_header: "0"}) from None
         return endpoint
 
     routes: list[BaseRoute] = [Route(path, endpoint_for(methods), methods=ALL_METHODS)

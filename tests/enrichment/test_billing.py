@@ -214,3 +214,16 @@ def test_404_charging_like_the_real_service_is_a_setting() -> None:
     assert (lookup.status_code, lookup.headers[COST]) == (404, "1")
     assert (details.status_code, details.headers[COST]) == (404, "3")
     assert Decimal(fake.account(key)["balance_text"]) == 490 - 4
+
+
+def test_even_an_internal_error_carries_the_cost_header(fake: EnrichmentFake, client: httpx.Client,
+                                                        account: Callable[..., dict[str, str]],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    headers = account()
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(fake.model.lookups, "op_product_listing", broken)
+    answer = client.get("/v1/product/listing", params={"website": "stripe.com"}, headers=headers)
+    assert answer.status_code == 500 and answer.headers[COST] == "0" and "error" in answer.json()
