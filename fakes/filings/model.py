@@ -38,6 +38,7 @@ from .state import read_state
 from .userdata import USER_ID_BASE, new_company, new_filing
 
 KEY_SALT = 0x4B45
+MAX_QUOTA = 2**40  # calls a year; more is unlimited in all but name (and must fit the state's 64-bit integers)
 NOT_FOUND = "Not found."
 _instances = itertools.count(1)
 
@@ -78,8 +79,9 @@ class FilingsModel:
             raise ServiceError(400, f"tier must be one of {', '.join(TIERS)}", code="invalid_body")
         if quota == "default":
             quota = self.default_quota(tier)
-        if quota is not None and (isinstance(quota, bool) or not isinstance(quota, int) or quota < 0):
-            raise ServiceError(400, "quota must be a whole number >= 0 or null (unlimited)", code="invalid_body")
+        if quota is not None and (isinstance(quota, bool) or not isinstance(quota, int) or not 0 <= quota <= MAX_QUOTA):
+            raise ServiceError(400, f"quota must be a whole number from 0 to {MAX_QUOTA} or null (unlimited)",
+                               code="invalid_body")
         self.keys_issued += 1
         number = (self.keys_issued,) if self.epoch == 0 else (self.epoch, self.keys_issued)
         token = f"fr_{tier}_{stable_hash(self.seed, KEY_SALT, *number):016x}"

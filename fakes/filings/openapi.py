@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakes.kernel.http import JSON_INT_MAX
 from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG, json_response_spec
 
 from .catalogue.directory import COMPANY_ORDERINGS
@@ -234,7 +235,7 @@ def _operation(summary: str, description: str, parameters: list[Schema], respons
 def document(settings: FilingsSettings) -> dict[str, Any]:
     header = settings.api_key_header
     filing_params = [
-        _query("company", _i(minimum=0), "Internal company id."),
+        _query("company", {**_i(minimum=0), "maximum": JSON_INT_MAX}, "Internal company id."),
         _query("company_isin", {"type": "string", "minLength": 1}, "Company ISIN (alias `isin`)."),
         _query("lei", {"type": "string", "minLength": 1}, "Company LEI."),
         _query("countries", {"type": "string", "pattern": COUNTRIES_PATTERN},
@@ -308,7 +309,7 @@ def document(settings: FilingsSettings) -> dict[str, Any]:
         "/filings/{filing_id}/markdown/": {"get": _operation(
             "Retrieve a filing's Markdown", "The processed content (Level 2 or higher).",
             [_path("filing_id", "Filing id."),
-             _query("offset", _i(minimum=0), "Character offset of a window."),
+             _query("offset", {**_i(minimum=0), "maximum": JSON_INT_MAX}, "Character offset of a window."),
              _query("limit", {"type": "integer", "minimum": 1, "maximum": 200_000}, "Characters of a window.")],
             {**markdown_200, **_errors(400, 401, 403, 429), "404": not_converted}, "filings")},
         "/filings/{filing_id}/document/": {"get": _operation(
@@ -322,7 +323,7 @@ def document(settings: FilingsSettings) -> dict[str, Any]:
             "List filing types", "Requires Standard Access (Level 1); free keys get 403.",
             [_query("search", {"type": "string", "maxLength": MAX_SEARCH_LENGTH},
                     f"Substring of name, code or description (at most {MAX_SEARCH_LENGTH} characters)."),
-             _query("category", _i(minimum=0), "Filing category id."), *_paging(settings)],
+             _query("category", {**_i(minimum=0), "maximum": JSON_INT_MAX}, "Filing category id."), *_paging(settings)],
             {**_ok(_ref("PaginatedFilingTypeList"), "A page of filing types."),
              **_errors(400, 401, 403, 404, 429)}, "filing-types")},
         "/filing-types/{type_id}/": {"get": _operation(
@@ -347,7 +348,7 @@ def document(settings: FilingsSettings) -> dict[str, Any]:
 def control_paths() -> dict[str, Any]:
     error = {"type": "object", "properties": {"error": _s(), "message": _s()}, "required": ["error", "message"]}
     key_in = {"type": "object", "required": ["tier"], "additionalProperties": False, "properties": {
-        "tier": _s(enum=list(TIERS)), "quota": {**_i(nullable=True, minimum=0),
+        "tier": _s(enum=list(TIERS)), "quota": {**_i(nullable=True, minimum=0), "maximum": 2**40,
                                                 "description": "Calls a year; null = unlimited; omitted = tier's"}}}
     key_out = _obj({"api_key": _s(), "tier": _s(enum=list(TIERS)), "quota": _i(nullable=True)})
     company_in = {"type": "object", "required": ["name", "country_code"], "properties": {

@@ -53,7 +53,8 @@ def parse_json(raw: bytes | str, *, error: type[ServiceError] = ServiceError) ->
         value = json.loads(raw, parse_constant=_refuse_constant)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise error(400, f"request body is not valid JSON: {exc}", code="invalid_json") from None
-    problem = check_json_value(value)
+    # integers of any size pass here (a schema's "integer" has no bound): a service bounds what it stores
+    problem = check_json_value(value, integers=False)
     if problem is not None:
         raise error(400, f"request body: {problem}", code="invalid_json")
     return value
@@ -79,13 +80,14 @@ def text_problem(text: str) -> str | None:
     return None
 
 
-def check_json_value(value: Any, where: str = "") -> str | None:
+def check_json_value(value: Any, where: str = "", *, integers: bool = True) -> str | None:
     """The first value in a parsed JSON document that the fake could not write back, or None.
 
     Lone UTF-16 surrogates (``"\\ud800"`` is valid JSON but not Unicode text), integers beyond
-    64 bits, non-finite numbers, nesting deeper than 200. Every JSON body read with
-    :func:`read_json` passes here, so a service stores only values its responses can carry.
-    Iterative: a deep document cannot exhaust the stack."""
+    64 bits (unless ``integers=False``), non-finite numbers, nesting deeper than 200. Every JSON
+    body read with :func:`read_json` passes here (integers unchecked: each service bounds the ones it
+    keeps), so a service stores only text its responses can carry. Iterative: a deep document
+    cannot exhaust the stack."""
     stack: list[tuple[str, Any, int]] = [(where, value, 0)]
     while stack:
         path, item, depth = stack.pop()
@@ -97,7 +99,7 @@ def check_json_value(value: Any, where: str = "") -> str | None:
         elif isinstance(item, bool) or item is None:
             continue
         elif isinstance(item, int):
-            if not JSON_INT_MIN <= item <= JSON_INT_MAX:
+            if integers and not JSON_INT_MIN <= item <= JSON_INT_MAX:
                 return f"{path or 'value'}: the integer is outside the 64-bit range"
         elif isinstance(item, float):
             if not math.isfinite(item):

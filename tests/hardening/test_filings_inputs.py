@@ -172,3 +172,10 @@ def test_keys_created_after_a_reset_never_repeat_earlier_ones() -> None:
 def test_two_fresh_fakes_create_the_same_keys() -> None:
     first, second = FilingsFake(seed=0, scale="small"), FilingsFake(seed=0, scale="small")
     assert first.create_key("free") == second.create_key("free")
+
+
+def test_a_quota_beyond_64_bits_is_refused_so_the_state_still_exports() -> None:
+    fake = FilingsFake(seed=0, scale="small")
+    client = fake.client()
+    assert client.post("/_fake/keys", json={"tier": "free", "quota": 10**30}).status_code == 400
+    assert client.get("/_fake/state").status_code == 200 and client.get("/_fake/keys").status_code == 200
