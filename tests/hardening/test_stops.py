@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Callable
 
 import httpx
 
@@ -26,6 +27,13 @@ def _request_in_background(url: str, answers: list[httpx.Response | BaseExceptio
     return thread
 
 
+def _wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
 def test_sigterm_during_a_latency_fault_answers_in_the_service_shape_and_exits_cleanly() -> None:
     port = free_port()
     argv = [fakes_command(), "serve", "--only", "member-export", "--port", str(port)]
@@ -36,7 +44,7 @@ def test_sigterm_during_a_latency_fault_answers_in_the_service_shape_and_exits_c
         assert httpx.post(base + "/_fake/faults", json={"path": "/rest/*", "latency_ms": 30_000}).status_code == 201
         answers: list[httpx.Response | BaseException] = []
         thread = _request_in_background(base + "/rest/memberSnapshotData?q=criteria", answers)
-        time.sleep(0.3)  # the request is waiting in the fault
+        _wait_until(lambda: httpx.get(base + "/_fake/faults").json()["faults"][0]["fired"] == 1)  # it waits
         code, seconds = server.terminate(signal.SIGTERM)
         thread.join(10)
         assert seconds < 2, server.describe()
@@ -55,9 +63,9 @@ def test_stopping_a_served_fake_ends_latency_waits_at_once() -> None:
     answers: list[httpx.Response | BaseException] = []
     with fake.serve() as url:
         thread = _request_in_background(url + "/slow", answers)
-        time.sleep(0.2)
+        _wait_until(lambda: fake.faults.rules[0].fired == 1)  # the request waits in the fault
         started = time.monotonic()
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 2  # not the fault's 30 s
     thread.join(5)
     assert isinstance(answers[0], httpx.Response) and answers[0].status_code == 503
     # the same fake serves again afterwards, faults and all
