@@ -19,7 +19,7 @@ from fakes.kernel.fake import Fake
 from .control import check_body, control_routes
 from .credits import CreditError
 from .data import normalize_website
-from .mcp import McpGate, build_mcp
+from .mcp import McpGate
 from .model import EnrichmentModel
 from .openapi import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN, openapi_document
 from .routes import service_routes
@@ -60,9 +60,10 @@ class EnrichmentFake(Fake):
         return openapi_document(self.settings, self.title)
 
     def mcp_app(self) -> McpGate:
-        """The MCP server (SSE), built once per fake; its tools read the current model per call."""
+        """The MCP endpoint (SSE) of this fake: a gate whose SDK app is made on the first /mcp request;
+        the tools (shared by every fake of the process) read this fake's current model per call."""
         if self._mcp is None:
-            self._mcp = build_mcp(self)
+            self._mcp = McpGate(self)
         return self._mcp
 
     def demo_credentials(self) -> dict[str, str]:

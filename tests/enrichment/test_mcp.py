@@ -148,3 +148,53 @@ def test_mcp_works_under_a_mount_prefix_as_behind_the_gateway() -> None:
 
     logo = with_session(fake, key, work)
     assert "/enrichment/v1/company/logo?website=stripe.com" in logo["logo_url"]
+
+
+def test_fakes_and_worlds_share_the_tools_but_not_sessions_keys_or_state() -> None:
+    """The tool schemas are built once per process; each fake and each world answers with its own
+    model, journal and key bindings, even with sessions open on both at once."""
+    from fakes.enrichment import mcp_tools
+
+    fake = EnrichmentFake(seed=0)
+    world = fake.world("job-1")
+    fake.create_account("sub_49", api_key="key-default")
+    world.create_account("sub_299", api_key="key-world")
+    other = EnrichmentFake(seed=0)
+    other.create_account("payg", credits=7, api_key="key-other")
+    server = mcp_tools.SERVER
+
+    async def balance(url: str) -> Any:
+        async with sse_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            first = result_json(await session.call_tool("get_credit_balance", {}))
+            await asyncio.sleep(0.05)  # let the other sessions open and call meanwhile
+            return first, result_json(await session.call_tool("get_company_details", {"website": "stripe.com"}))
+
+    with fake.serve() as base_url, other.serve() as other_url:
+        async def main() -> Any:
+            return await asyncio.gather(balance(f"{base_url}/mcp/sse?api_key=key-default"),
+                                        balance(f"{base_url}/_w/job-1/mcp/sse?api_key=key-world"),
+                                        balance(f"{other_url}/mcp/sse?api_key=key-other"))
+        default, in_world, in_other = asyncio.run(main())
+        # a key is known only where it was made
+        assert httpx.get(f"{base_url}/mcp/sse?api_key=key-world").status_code == 401
+        assert httpx.get(f"{base_url}/_w/job-1/mcp/sse?api_key=key-default").status_code == 401
+        assert httpx.get(f"{other_url}/mcp/sse?api_key=key-default").status_code == 401
+    assert [Decimal(str(b[0]["credit_balance"])) for b in (default, in_world, in_other)] == [Decimal(490),
+                                                                                              Decimal(2990),
+                                                                                              Decimal(7)]
+    assert Decimal(str(world.account("key-world")["balance"])) == 2990 - 3
+    assert Decimal(str(fake.account("key-default")["balance"])) == 490 - 3
+    for each in (fake, world, other):
+        assert [e["path"] for e in each.journal_entries() if e["method"] == "MCP"] == [
+            "/mcp/tools/get_credit_balance", "/mcp/tools/get_company_details"]
+    assert mcp_tools.SERVER is server  # one server for the process
+
+
+def test_a_fake_builds_no_mcp_server_until_mcp_is_asked() -> None:
+    fake = EnrichmentFake(seed=0)
+    gate = fake.mcp_app()
+    assert fake.client().get("/v1/company/details?website=stripe.com", headers=fake.auth_headers()).status_code == 200
+    assert gate._inner is None  # the REST API never touched the SDK
+    assert fake.client().post(f"/mcp/messages/?session_id={'0' * 32}", json={}).status_code == 404
+    assert gate._inner is not None
