@@ -92,7 +92,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         world = ""
         base_url = args.base_url
         if is_fake and not args.no_world and not _names_a_world(base_url):
-            world = args.world or f"scenario-{name}-{secrets.token_hex(4)}"
+            # a world id is [A-Za-z0-9_-]{1,64}: a long scenario name is cut, not refused
+            world = args.world or f"scenario-{name[:46]}-{secrets.token_hex(4)}"
             base_url = _open_world(args.base_url, world, args.timeout, token)
         try:
             with httpx.Client(base_url=base_url, timeout=args.timeout) as client:
