@@ -90,8 +90,11 @@ class VideoFake(Fake):
         return {"rate_limits": {"uploads": 1_000_000, "writes": 1_000_000, "reads": 1_000_000}}
 
     def sample_request(self) -> tuple[str, str]:
-        """``GET /videos`` of a project holding 100 videos (a full page; see :meth:`auth_headers`)."""
-        self.auth_headers()
+        """``GET /videos`` of a project holding 100 videos (a full page; see :meth:`auth_headers`).
+        That project is no longer rate-limited (a flag in its own state), so the request answers 200
+        any number of times at one virtual instant; every other project keeps the reads limit."""
+        headers = self.auth_headers()
+        self.model.authenticate(headers["Authorization"]).rate_limited = False
         return ("GET", f"/videos?pageSize={SAMPLE_VIDEOS}")
 
     # -- the clock's consequences -------------------------------------------------------------
@@ -116,9 +119,10 @@ class VideoFake(Fake):
         return now
 
     # -- control plane as Python --------------------------------------------------------------
-    def create_project(self) -> dict[str, Any]:
-        """A project with one key per environment: ``{"project_id", "sandbox_key", "production_key"}``."""
-        return self.model.create_project()
+    def create_project(self, *, rate_limited: bool = True) -> dict[str, Any]:
+        """A project with one key per environment: ``{"project_id", "sandbox_key", "production_key"}``.
+        ``rate_limited=False``: no rate limit counts or refuses its requests (for load tests)."""
+        return self.model.create_project(rate_limited=rate_limited)
 
     def usage(self, project: str | None = None) -> dict[str, Any]:
         """Usage figures and dollars per project (all projects without ``project``)."""

@@ -130,9 +130,9 @@ class VideoModel(UploadRules, TranscriptReads):
         return usage
 
     # -- projects and auth ---------------------------------------------------------------------
-    def create_project(self) -> dict[str, Any]:
+    def create_project(self, *, rate_limited: bool = True) -> dict[str, Any]:
         with self.lock:
-            project = self.projects.create(self.clock.now_ms())
+            project = self.projects.create(self.clock.now_ms(), rate_limited=rate_limited)
             return {"project_id": project.project_id, "sandbox_key": project.sandbox_key,
                     "production_key": project.production_key}
 
@@ -150,16 +150,19 @@ class VideoModel(UploadRules, TranscriptReads):
             return self.projects.refresh(body.get("refreshToken"), self.clock.now_ms())
 
     # -- rate limits ---------------------------------------------------------------------------
-    def rate(self, bucket: str, kind: str) -> tuple[dict[str, str], bool]:
-        """Count one request of ``kind`` against ``bucket``: (headers, allowed)."""
+    def rate(self, bucket: str, kind: str, counted: bool = True) -> tuple[dict[str, str], bool]:
+        """Count one request of ``kind`` against ``bucket``: (headers, allowed). Not ``counted`` (a
+        project that is not rate-limited): always allowed, the window untouched."""
         limit = self.settings.limits()[kind]
         now = self.clock.now_ms()
         with self.lock:
             window = self.buckets.get((bucket, kind))
             if window is None or now >= window[0] + WINDOW_MS:
-                window = self.buckets[(bucket, kind)] = [now, 0]
-            allowed = window[1] < limit
-            if allowed:
+                window = [now, 0]
+                if counted:
+                    self.buckets[(bucket, kind)] = window
+            allowed = window[1] < limit or not counted
+            if allowed and counted:
                 window[1] += 1
             retry_after = max(0, -(-(window[0] + WINDOW_MS - now) // 1000))
         headers = {"X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": str(limit - window[1]),

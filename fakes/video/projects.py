@@ -32,13 +32,17 @@ class Project:
     sandbox_key: str
     production_key: str
     created_ms: int
+    #: False: no rate limit counts or refuses this project's requests (the benchmark's project,
+    #: which reads one page thousands of times at one virtual instant); other projects keep theirs
+    rate_limited: bool = True
 
     def key(self, environment: str) -> str:
         return self.sandbox_key if environment == "sandbox" else self.production_key
 
     def to_dict(self) -> dict[str, Any]:
         return {"project_id": self.project_id, "number": self.number, "sandbox_key": self.sandbox_key,
-                "production_key": self.production_key, "created_ms": self.created_ms}
+                "production_key": self.production_key, "created_ms": self.created_ms,
+                **({} if self.rate_limited else {"rate_limited": False})}
 
 
 @dataclass
@@ -71,10 +75,10 @@ class Projects:
         self.token_count = 0
         self._basic: dict[str, str] = {}
 
-    def create(self, now_ms: int) -> Project:
+    def create(self, now_ms: int, *, rate_limited: bool = True) -> Project:
         number = len(self.by_id) + 1
         project = Project(data.project_id(self.seed, number), number, data.api_key(self.seed, "sandbox", number),
-                          data.api_key(self.seed, "production", number), now_ms)
+                          data.api_key(self.seed, "production", number), now_ms, rate_limited)
         self._add(project)
         return project
 
@@ -154,8 +158,11 @@ class Projects:
 
     def load_state(self, state: dict[str, Any]) -> None:
         for row in state["projects"]:
+            rate_limited = row.get("rate_limited", True)
+            if not isinstance(rate_limited, bool):
+                raise ValueError(f"rate_limited must be true or false, got {rate_limited!r}")
             self._add(Project(str(row["project_id"]), int(row["number"]), str(row["sandbox_key"]),
-                              str(row["production_key"]), int(row["created_ms"])))
+                              str(row["production_key"]), int(row["created_ms"]), rate_limited))
         for row in state["tokens"]:
             token = Token(str(row["access_token"]), str(row["refresh_token"]), str(row["project_id"]),
                           int(row["expires_ms"]), bool(row["refreshed"]))

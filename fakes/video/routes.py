@@ -66,7 +66,8 @@ def service_routes(fake: VideoFake) -> list[BaseRoute]:
             header = request.headers.get("authorization")
             project = model.projects.identify(header, model.clock.now_ms()) if header else None
             bucket = project.project_id if project else "address:" + (request.client.host if request.client else "-")
-            headers, allowed = model.rate(bucket, _kind(request.method, request.method in upload_methods))
+            headers, allowed = model.rate(bucket, _kind(request.method, request.method in upload_methods),
+                                          project is None or project.rate_limited)
             try:
                 if not allowed:
                     raise model.refuse_rate(headers)

@@ -299,3 +299,28 @@ def test_a_running_clock_emits_webhooks_without_any_request() -> None:
         while len(receiver.received) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)  # no request, no clock move through the fake: the sender thread's tick emits
     assert [json.loads(body)["quality"] for _, body in receiver.received] == ["240p", "240p"]
+
+
+def test_the_sample_request_answers_200_any_number_of_times_while_other_projects_keep_the_limit() -> None:
+    fake = VideoFake(seed=0)
+    method, path = fake.sample_request()
+    with fake.client(headers=fake.auth_headers()) as client:
+        statuses = {client.request(method, path).status_code for _ in range(250)}  # reads limit: 100 a minute
+    assert statuses == {200}
+    with client_for(fake) as client:  # another project of the same fake: the sandbox reads limit still holds
+        assert [client.get("/videos").status_code for _ in range(101)][-2:] == [200, 429]
+    exported = fake.export_state()
+    restored = VideoFake(seed=0)
+    restored.import_state(exported)  # the lift is the project's own state: it survives export and import
+    assert restored.export_state() == exported
+    with restored.client(headers=fake.auth_headers()) as client:
+        assert {client.request(method, path).status_code for _ in range(150)} == {200}
+    assert fake.settings.limits()["reads"] == 100  # the fake's defaults are untouched
+
+
+def test_a_project_made_without_rate_limits_is_never_refused_and_leaves_no_window() -> None:
+    fake = VideoFake(seed=0)
+    key = fake.create_project(rate_limited=False)["sandbox_key"]
+    with fake.client(headers=basic(key)) as client:
+        assert {client.post("/videos", json={"title": "t"}).status_code for _ in range(60)} == {201}  # writes: 40
+    assert fake.model.buckets == {}
