@@ -82,10 +82,14 @@ class RelayFake(Fake):
         return {self.model.h.token: self._auth_token}
 
     def sample_request(self) -> tuple[str, str]:
-        """A priced catalogue call on the relay's key. The sample provider's simulated per-minute
-        limit is lifted so that a long run on a still clock measures the relay, not its 429."""
-        self.auth_headers()
-        self.model.simulated.unlimited.add(SAMPLE_ENDPOINT.split(".")[0])
+        """A priced catalogue call on the relay's key, by the team of :meth:`auth_headers`, whose
+        calls the simulated providers no longer rate-limit (a flag in that team's own state): a long
+        run on a still clock measures the relay, not the provider's 429, while every other team keeps
+        the per-minute limit."""
+        headers = self.auth_headers()
+        team = self.model.team_for_token(headers[self.model.h.token])
+        assert team is not None
+        team.upstream_rate_limited = False
         return ("GET", f"/call/{SAMPLE_ENDPOINT}?domain=northwind.com")
 
     # -- helpers for routes ---------------------------------------------------------------------
@@ -96,9 +100,12 @@ class RelayFake(Fake):
         return dumps(body)
 
     # -- control plane as Python ----------------------------------------------------------------
-    def create_team(self, balance_micro: int | None = None, name: str | None = None) -> dict[str, Any]:
-        """A team with a token; ``balance_micro`` defaults to the free $1.00."""
-        team = self.model.create_team(balance_micro, name)
+    def create_team(self, balance_micro: int | None = None, name: str | None = None, *,
+                    upstream_rate_limited: bool = True) -> dict[str, Any]:
+        """A team with a token; ``balance_micro`` defaults to the free $1.00. With
+        ``upstream_rate_limited=False`` the simulated providers never answer this team's calls with
+        their per-minute 429 (nor count them against the relay's key): for load tests."""
+        team = self.model.create_team(balance_micro, name, upstream_rate_limited=upstream_rate_limited)
         return {"team_id": team.team_id, "token": team.token, "team_name": team.name,
                 "balance_micro": team.balance_micro}
 

@@ -280,12 +280,14 @@ class RelayModel:
         return entry
 
     # -- teams -----------------------------------------------------------------------------------
-    def create_team(self, balance_micro: int | None = None, name: str | None = None) -> Team:
+    def create_team(self, balance_micro: int | None = None, name: str | None = None, *,
+                    upstream_rate_limited: bool = True) -> Team:
         self.team_seq += 1
         team_id = f"team_{self.team_seq}"
         token = f"{self.settings.relay_name}_{data.token_text(self.seed, 'team', self.team_seq)}"
         team = Team(team_id=team_id, name=name or data.team_name(self.seed, self.team_seq), token=token,
-                    balance_micro=self.settings.start_balance_micro if balance_micro is None else balance_micro)
+                    balance_micro=self.settings.start_balance_micro if balance_micro is None else balance_micro,
+                    upstream_rate_limited=upstream_rate_limited)
         team.grant(self.clock.now_ms())
         self.teams[team_id] = team
         self.tokens[token] = team_id
@@ -492,7 +494,7 @@ class RelayModel:
             body=request.body,
             credential=credential)
         try:
-            response = await self._upstream(provider, entry, upstream_request, now)
+            response = await self._upstream(provider, entry, upstream_request, now, team.upstream_rate_limited)
         except UpstreamTimeout as exc:
             response = None
             timeout = str(exc)
@@ -551,14 +553,14 @@ class RelayModel:
         return kept
 
     async def _upstream(self, provider: str, entry: Entry | None, request: UpstreamRequest,
-                        now: int) -> UpstreamResponse:
+                        now: int, rate_limited: bool = True) -> UpstreamResponse:
         latency = self.settings.upstream_latency_ms
         if latency and self.clock.mode != "manual":
             await asyncio.sleep(latency / 1000 / max(self.clock.rate, 1e-9))
         handler = self.upstreams.get(provider)
         if handler is not None:
             return await call_handler(handler, request)
-        return self.simulated.answer(entry, provider, request, now)
+        return self.simulated.answer(entry, provider, request, now, rate_limited=rate_limited)
 
     def _record(self, call_id: str, team: Team, endpoint_id: str | None, provider: str, credential: str,
                 status: int, cost: int, routed_id: str | None, now: int) -> dict[str, Any]:

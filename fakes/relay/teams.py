@@ -28,6 +28,9 @@ class Team:
     #: the last LEDGER_ROWS movements, oldest first: {epoch_ms, kind, call_id, endpoint_id, amount_micro,
     #: balance_micro} (times formatted when read: a billed call costs no date formatting)
     ledger: list[dict[str, Any]] = field(default_factory=list)
+    #: False: the simulated providers neither count nor limit this team's calls (the benchmark's team,
+    #: which calls one provider thousands of times at one virtual instant); other teams keep the limit
+    upstream_rate_limited: bool = True
 
     @property
     def available_micro(self) -> int:
@@ -79,7 +82,8 @@ class Team:
 
     def to_state(self) -> dict[str, Any]:
         return {"team_id": self.team_id, "name": self.name, "token": self.token, "balance_micro": self.balance_micro,
-                "tools": dict(self.tools), "secrets": dict(self.secrets), "ledger": list(self.ledger)}
+                "tools": dict(self.tools), "secrets": dict(self.secrets), "ledger": list(self.ledger),
+                **({} if self.upstream_rate_limited else {"upstream_rate_limited": False})}
 
     @classmethod
     def from_state(cls, raw: dict[str, Any]) -> Team:
@@ -88,6 +92,10 @@ class Team:
         team.tools = {_text(k): _text(v) for k, v in dict(raw.get("tools", {})).items()}
         team.secrets = {_text(k): _text(v) for k, v in dict(raw.get("secrets", {})).items()}
         team.ledger = [dict(row) for row in raw.get("ledger", [])]
+        limited = raw.get("upstream_rate_limited", True)
+        if not isinstance(limited, bool):
+            raise ValueError(f"upstream_rate_limited must be true or false, got {limited!r}")
+        team.upstream_rate_limited = limited
         for row in team.ledger:
             if not isinstance(row.get("epoch_ms"), int) or not isinstance(row.get("amount_micro"), int):
                 raise ValueError("each ledger row needs integer epoch_ms and amount_micro")

@@ -9,7 +9,8 @@ table. The documented rule of the simulated answers, for tests:
 - a parameter value containing ``fail-<status>`` (``fail-500``, ``fail-401``, ``fail-429``) makes the
   upstream answer that status with its own body; ``fail-timeout`` makes it time out;
 - each provider allows ``upstream_rate_limit`` calls per clock minute per credential, then answers
-  its own 429 with ``Retry-After`` and ``X-RateLimit-*`` headers (every answer carries them);
+  its own 429 with ``Retry-After`` and ``X-RateLimit-*`` headers (every answer carries them); the
+  calls of a team made with ``upstream_rate_limited=False`` are neither counted nor limited;
 - a method and path the provider does not catalogue is the provider's own 404.
 """
 
@@ -71,20 +72,21 @@ class SimulatedUpstream:
         self.hit_rate = hit_rate
         self.rate_limit = rate_limit
         self._window: dict[tuple[str, str], tuple[int, int]] = {}  # (provider, credential) -> (minute, calls)
-        self.unlimited: set[str] = set()  # providers whose limit is lifted (the benchmark's sample)
         self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, bytes, Any]] = {}
 
-    def answer(self, entry: Entry | None, provider: str, request: UpstreamRequest, now_ms: int) -> UpstreamResponse:
+    def answer(self, entry: Entry | None, provider: str, request: UpstreamRequest, now_ms: int, *,
+               rate_limited: bool = True) -> UpstreamResponse:
         minute = now_ms // 60_000
         bucket = (provider, request.credential)
         seen_minute, calls = self._window.get(bucket, (minute, 0))
         calls = calls + 1 if seen_minute == minute else 1
-        self._window[bucket] = (minute, calls)
+        if rate_limited:
+            self._window[bucket] = (minute, calls)
         reset_s = 60 - (now_ms // 1000) % 60
         limits = [("x-ratelimit-limit", str(self.rate_limit)),
                   ("x-ratelimit-remaining", str(max(0, self.rate_limit - calls))),
                   ("x-ratelimit-reset", str(reset_s))]
-        if calls > self.rate_limit and provider not in self.unlimited:
+        if calls > self.rate_limit and rate_limited:
             return json_answer(429, {"error": "rate_limited", "message": f"{provider}: too many requests"},
                                [*limits, ("retry-after", str(reset_s))])
         for value in request.params.values():

@@ -223,3 +223,20 @@ def test_url_passthrough_resolves_the_host_to_its_provider(fake: RelayFake, team
     own = client.get("/call/https://api.mailscout.example/v9/secret")
     assert own.status_code == 404 and own.json()["error"] == "not_found"  # now the upstream's own 404
     assert "X-Proxy-Error" not in own.headers
+
+
+def test_the_sample_request_is_never_rate_limited_while_other_teams_keep_the_limit() -> None:
+    fake = RelayFake(upstream_rate_limit=2)
+    method, path = fake.sample_request()
+    with fake.client(headers=fake.auth_headers()) as http:
+        assert {http.request(method, path).status_code for _ in range(20)} == {200}  # at one virtual instant
+    other = fake.create_team()["token"]
+    with fake.client(headers={"X-Proxy-Token": other}) as http:  # the benchmark team's calls were not counted
+        assert [http.request(method, path).status_code for _ in range(3)] == [200, 200, 429]
+    exported = fake.export_state()
+    restored = RelayFake(upstream_rate_limit=2)
+    restored.import_state(exported)  # the lift is the team's own state: it survives export and import
+    assert restored.export_state() == exported
+    with restored.client(headers=fake.auth_headers()) as http:
+        assert {http.request(method, path).status_code for _ in range(5)} == {200}
+    assert fake.settings.upstream_rate_limit == 2
