@@ -33,12 +33,11 @@ from .keys import TIERS, ApiKey, unauthenticated, year_of
 from .params import CompanyParams, FilingParams
 from .query import FilingFilter, GeneratedSelection, merged_page
 from .rules import CALLS_AFTER_QUOTA_REFUSAL
-from .settings import FilingsSettings
+from .settings import MAX_QUOTA, FilingsSettings
 from .state import read_state
 from .userdata import USER_ID_BASE, new_company, new_filing
 
 KEY_SALT = 0x4B45
-MAX_QUOTA = 2**40  # calls a year; more is unlimited in all but name (and must fit the state's 64-bit integers)
 NOT_FOUND = "Not found."
 _instances = itertools.count(1)
 

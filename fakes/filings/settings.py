@@ -9,6 +9,8 @@ from fakes.kernel.settings import FakeSettings, SettingsError
 
 from .catalogue.generator import Scale, ScaleError
 
+MAX_QUOTA = 2**40  # calls a year; more is unlimited in all but name (and must fit the state's 64-bit integers)
+
 
 @dataclass
 class FilingsSettings(FakeSettings):
@@ -44,8 +46,10 @@ class FilingsSettings(FakeSettings):
             problems.append(str(exc))
         if not 1 <= self.default_page_size <= self.max_page_size:
             problems.append("default_page_size must be between 1 and max_page_size")
-        if min(self.free_quota, self.standard_quota, self.level2_quota, self.enterprise_quota,
-               self.processing_delay_s) < 0:
+        quotas = (self.free_quota, self.standard_quota, self.level2_quota, self.enterprise_quota)
+        if min(*quotas, self.processing_delay_s) < 0:
             problems.append("quotas and processing_delay_s must be >= 0")
+        if max(quotas) > MAX_QUOTA:
+            problems.append(f"quotas must be at most {MAX_QUOTA} calls a year (0 = unlimited)")
         if problems:
             raise SettingsError("filings: " + "; ".join(problems))
