@@ -14,77 +14,57 @@ from starlette.routing import BaseRoute, Route
 from fakes.kernel.errors import ControlError
 from fakes.kernel.http import json_response, read_json_object
 
-from .teams import amount_field, text_field
+from . import bodies
 
 if TYPE_CHECKING:
     from . import RelayFake
 
 
-def _only(body: dict[str, Any], allowed: set[str]) -> None:
-    unknown = set(body) - allowed
-    if unknown:
-        raise ControlError(400, f"unknown field(s): {', '.join(sorted(unknown))}", code="invalid_body")
+async def _body(request: Request, schema: bodies.Schema) -> dict[str, Any]:
+    """The request body, read with the kernel's checks and then held to its published schema."""
+    body = await read_json_object(request, error=ControlError)
+    bodies.check(body, schema)
+    return body
 
 
 def routes(fake: RelayFake) -> list[BaseRoute]:
     async def teams(request: Request) -> Response:
-        body = await read_json_object(request, error=ControlError)
-        _only(body, {"balance_micro", "name"})
-        balance = amount_field(body, "balance_micro") if "balance_micro" in body else None
-        name = text_field(body, "name") if "name" in body else None
-        return json_response(fake.create_team(balance_micro=balance, name=name), 201)
+        body = await _body(request, bodies.TEAM)
+        return json_response(fake.create_team(balance_micro=body.get("balance_micro"), name=body.get("name")), 201)
 
     async def team(request: Request) -> Response:
         return json_response(fake.team_info(request.path_params["team_id"]))
 
     async def tools(request: Request) -> Response:
-        body = await read_json_object(request, error=ControlError)
-        _only(body, {"provider", "key"})
-        return json_response(fake.add_tool(request.path_params["team_id"], text_field(body, "provider"),
-                                           text_field(body, "key")), 201)
+        body = await _body(request, bodies.TOOL)
+        return json_response(fake.add_tool(request.path_params["team_id"], body["provider"], body["key"]), 201)
 
     async def secrets(request: Request) -> Response:
-        body = await read_json_object(request, error=ControlError)
-        _only(body, {"provider", "secret"})
-        return json_response(fake.add_secret(request.path_params["team_id"], text_field(body, "provider"),
-                                             text_field(body, "secret")), 201)
+        body = await _body(request, bodies.SECRET)
+        return json_response(fake.add_secret(request.path_params["team_id"], body["provider"], body["secret"]), 201)
 
     async def topup(request: Request) -> Response:
-        body = await read_json_object(request, error=ControlError)
-        _only(body, {"amount_micro"})
-        return json_response(fake.topup(request.path_params["team_id"], amount_field(body, "amount_micro", minimum=1)))
+        body = await _body(request, bodies.TOPUP)
+        return json_response(fake.topup(request.path_params["team_id"], body["amount_micro"]))
 
     async def upstreams(request: Request) -> Response:
-        body = await read_json_object(request, error=ControlError)
-        _only(body, {"provider", "responses", "fake"})
-        provider = text_field(body, "provider")
-        if ("responses" in body) == ("fake" in body):
-            raise ControlError(400, "give exactly one of responses (a canned table) or fake (a served fake's name)",
-                               code="invalid_body")
+        body = await _body(request, bodies.UPSTREAM)
         if "fake" in body:
-            return json_response(fake.use_fake_upstream(provider, text_field(body, "fake")), 201)
-        return json_response(fake.register_canned_upstream(provider, body["responses"]), 201)
+            return json_response(fake.use_fake_upstream(body["provider"], body["fake"]), 201)
+        return json_response(fake.register_canned_upstream(body["provider"], body["responses"]), 201)
 
     async def saturation(request: Request) -> Response:
         if request.method == "GET":
             return json_response(fake.model.saturation.describe())
-        body = await read_json_object(request, error=ControlError)
-        _only(body, {"saturated", "max_in_flight", "max_per_second", "retry_after_s"})
-        if "saturated" in body and not isinstance(body["saturated"], bool):
-            raise ControlError(400, "saturated must be a boolean", code="invalid_body")
-        for name in ("max_in_flight", "max_per_second", "retry_after_s"):
-            if name in body:
-                amount_field(body, name)
+        body = await _body(request, bodies.SATURATION)
         return json_response(fake.set_saturation(**body))
 
     async def providers(request: Request) -> Response:
-        body = await read_json_object(request, error=ControlError)
-        _only(body, {"provider", "host", "display_name"})
+        body = await _body(request, bodies.PROVIDER)
         return json_response(fake.add_provider(**body), 201)
 
     async def entries(request: Request) -> Response:
-        body = await read_json_object(request, error=ControlError)
-        _only(body, {"id", "method", "path", "params", "cost", "summary", "capability", "kind", "curated"})
+        body = await _body(request, bodies.ENTRY)
         return json_response(fake.add_entry(**body), 201)
 
     return [

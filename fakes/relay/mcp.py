@@ -16,13 +16,13 @@ keeps nothing between requests, so nothing is lost, and no task group outlives i
 # injection, input schemas) and the SDK is imported lazily (it takes over a second to import),
 # so the annotations must be real objects at definition time.
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from fakes.kernel.http import bearer_token, json_response
+from fakes.kernel.errors import ServiceError
+from fakes.kernel.http import bearer_token, json_response, parse_json
 
 from .model import CallInput
 from .teams import Team
@@ -166,10 +166,10 @@ class McpApp:
 
 def _jsonrpc_problem(raw: bytes) -> str:
     """Why a body is not one JSON-RPC 2.0 message the connector takes ("" when it is one)."""
-    try:
-        message = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        return "the body is not JSON"
+    try:  # the kernel's reader: no lone surrogates, NaN/Infinity or runaway nesting reach the SDK
+        message = parse_json(raw)
+    except ServiceError as exc:
+        return exc.message
     if not isinstance(message, dict):
         return "the body must be one JSON-RPC message (an object; batches are not supported)"
     if set(message) - {"jsonrpc", "id", "method", "params", "result", "error"}:

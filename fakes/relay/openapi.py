@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.openapi import CONTROL_TAG, json_response_spec
+from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG, json_response_spec
 
+from . import bodies
 from .settings import RelaySettings
 
 Schema = dict[str, Any]
@@ -198,35 +199,31 @@ def _control_paths() -> dict[str, Any]:
     def op(summary: str, body: Schema | None, status: str = "200", extra: list[Any] | None = None) -> dict[str, Any]:
         operation: dict[str, Any] = {"tags": [CONTROL_TAG], "summary": summary, "security": [], "responses": {
             status: json_response_spec(_OBJ), "400": json_response_spec(control_error, "bad body"),
-            "404": json_response_spec(control_error, "no such team, provider or fake")}}
+            "404": json_response_spec(control_error, "no such team, provider or fake"),
+            "409": json_response_spec(control_error, "a provider, host or entry id that is taken")}}
         if body is not None:
             operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
         if extra:
             operation["parameters"] = extra
         return operation
 
-    canned = {"type": "array", "items": _obj({"method": _STR, "path": _STR, "status": _INT, "headers": _OBJ,
-                                               "body": {}}, [])}
+    upstreams = op("Answer a provider with a canned table or another served fake", bodies.UPSTREAM, "201")
+    upstreams[ACCEPTANCE_BEYOND_SCHEMA] = ("canned header names must be HTTP tokens and integers in a canned body "
+                                           "must fit 64 bits (OpenAPI 3.0 has no propertyNames, and an untyped "
+                                           "body no bounds)")
     return {
-        "/_fake/teams": {"post": op("Create a team with a token (balance defaults to $1.00)",
-                                    _obj({"balance_micro": _INT, "name": _STR}, []), "201")},
+        "/_fake/teams": {"post": op("Create a team with a token (balance defaults to $1.00)", bodies.TEAM, "201")},
         "/_fake/teams/{team_id}": {"get": op("A team: balance, holds, tools, secrets, ledger", None, extra=team_id)},
-        "/_fake/teams/{team_id}/tools": {"post": op("Register the team's own key for a provider",
-                                                    _obj({"provider": _STR, "key": _STR}), "201", team_id)},
-        "/_fake/teams/{team_id}/secrets": {"post": op("Store a secret for a provider",
-                                                      _obj({"provider": _STR, "secret": _STR}), "201", team_id)},
-        "/_fake/teams/{team_id}/topup": {"post": op("Add micro-USD to the balance", _obj({"amount_micro": _INT}),
-                                                    extra=team_id)},
-        "/_fake/upstreams": {"post": op("Answer a provider with a canned table or another served fake",
-                                        _obj({"provider": _STR, "responses": canned, "fake": _STR}, ["provider"]),
-                                        "201")},
+        "/_fake/teams/{team_id}/tools": {"post": op("Register the team's own key for a provider", bodies.TOOL, "201",
+                                                    team_id)},
+        "/_fake/teams/{team_id}/secrets": {"post": op("Store a secret for a provider", bodies.SECRET, "201",
+                                                      team_id)},
+        "/_fake/teams/{team_id}/topup": {"post": op("Add micro-USD to the balance", bodies.TOPUP, extra=team_id)},
+        "/_fake/upstreams": {"post": upstreams},
         "/_fake/saturation": {
             "get": op("The saturation switch and thresholds", None),
-            "put": op("Set the switch or thresholds", _obj({"saturated": _BOOL, "max_in_flight": _INT,
-                                                            "max_per_second": _INT, "retry_after_s": _INT}, []))},
-        "/_fake/providers": {"post": op("Add a provider", _obj({"provider": _STR, "host": _STR, "display_name": _STR},
-                                                               ["provider"]), "201")},
-        "/_fake/catalog/entries": {"post": op("Add a catalogue entry", _obj(
-            {"id": _STR, "method": _STR, "path": _STR, "params": _OBJ, "cost": {"type": "object", "nullable": True},
-             "summary": _STR, "capability": _STR, "kind": _STR, "curated": _BOOL}, ["id", "path"]), "201")},
+            "put": op("Set the switch or thresholds", bodies.SATURATION)},
+        "/_fake/providers": {"post": op("Add a provider (409: the name or host is taken)", bodies.PROVIDER, "201")},
+        "/_fake/catalog/entries": {"post": op("Add a catalogue entry (404: its provider does not exist; 409: the id "
+                                              "is taken)", bodies.ENTRY, "201")},
     }

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakes.kernel.clock import iso_ms
-from fakes.kernel.errors import ControlError
 
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
 LEDGER_ROWS = 5_000
@@ -111,20 +110,4 @@ def _text(value: Any) -> str:
 def _micro(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError(f"expected a non-negative integer of micro-USD, got {value!r}")
-    return value
-
-
-def amount_field(body: dict[str, Any], name: str, *, minimum: int = 0) -> int:
-    """An integer micro-USD field of a control-plane body (400 otherwise)."""
-    value = body.get(name)
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum or value > 10**12:
-        raise ControlError(400, f"{name} must be an integer of micro-USD between {minimum} and 10^12",
-                           code="invalid_body")
-    return value
-
-
-def text_field(body: dict[str, Any], name: str) -> str:
-    value = body.get(name)
-    if not isinstance(value, str) or not value.strip() or len(value) > 500:
-        raise ControlError(400, f"{name} must be a non-empty string", code="invalid_body")
     return value

@@ -22,12 +22,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakes.kernel.http import dumps
+from fakes.kernel.http import check_json_value, dumps
 
 from . import data
 from .catalogue import Entry, example_params
 
 _FAIL = re.compile(r"fail-(timeout|[1-5][0-9][0-9])")
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+#: framing is the relay's own (a canned one would contradict the body it sends)
+_FRAMING = ("content-length", "transfer-encoding")
 
 
 @dataclass
@@ -151,7 +155,10 @@ class CannedUpstream:
         for row in self.rows:
             if row.get("method", "*") in ("*", request.method) and row.get("path", "*") in ("*", request.path):
                 body = row.get("body")
-                headers = [(str(k).lower(), str(v)) for k, v in dict(row.get("headers") or {}).items()]
+                headers = [(str(k).lower(), str(v)) for k, v in dict(row.get("headers") or {}).items()
+                           if str(k).lower() not in _FRAMING]
+                if int(row.get("status", 200)) in (204, 304):  # no body may follow these
+                    return UpstreamResponse(int(row.get("status", 200)), headers, b"")
                 if isinstance(body, str):
                     if not any(k == "content-type" for k, _ in headers):
                         headers.append(("content-type", "text/plain; charset=utf-8"))
@@ -171,13 +178,19 @@ def validate_canned(rows: Any) -> list[dict[str, Any]]:
         if not isinstance(row, dict) or set(row) - {"method", "path", "status", "headers", "body"}:
             raise ValueError("each response is an object with method, path, status, headers, body")
         status = row.get("status", 200)
-        if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
-            raise ValueError("status must be an integer from 100 to 599")
+        if not isinstance(status, int) or isinstance(status, bool) or not 200 <= status <= 599:
+            raise ValueError("status must be an integer from 200 to 599")
         if not isinstance(row.get("method", "*"), str) or not isinstance(row.get("path", "*"), str):
             raise ValueError("method and path must be strings")
-        headers = row.get("headers") or {}
+        headers = row.get("headers", {})
         if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
             raise ValueError("headers must be an object of strings")
+        for name, value in headers.items():  # they go out verbatim: one bad one breaks the response
+            if not _TOKEN.fullmatch(name) or not _HEADER_VALUE.fullmatch(value):
+                raise ValueError(f"header {name!r}: names are HTTP tokens, values printable ASCII")
+        problem = check_json_value(row.get("body"), "body")
+        if problem is not None:
+            raise ValueError(problem)
         checked.append({**row, "method": str(row.get("method", "*")).upper() if row.get("method") != "*" else "*"})
     return checked
 
