@@ -20,6 +20,7 @@ from .scale import bench_scale, child_journal, child_pages
 from .servers import child_serve
 from .startup import bench_startup
 from .subjects import KERNEL
+from .worlds import bench_worlds
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="random filings pages to time once each (default 200)")
     parser.add_argument("--cycles", type=int, default=None,
                         help="serve cycles (start, first answer, stop) per service in the start-up part (default 50)")
+    parser.add_argument("--worlds", type=int, default=None,
+                        help="new worlds to time per service in the worlds part (default 200)")
     parser.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also save the figures as JSON")
     return parser
 
@@ -97,6 +100,7 @@ def parse_options(argv: Sequence[str]) -> tuple[Options, str | None]:
         journal_requests=pick(args.journal_requests, 1_000_000, 20_000), journal_size=1000,
         inbox_messages=pick(args.inbox_messages, 100_000, 1_000), page_repeats=pick(args.page_repeats, 20, 3),
         random_pages=pick(args.random_pages, 200, 10), cycles=pick(args.cycles, 50, 5),
+        worlds=pick(args.worlds, 200, 10),
         quick=quick,
     )
     return options, args.json_path
@@ -111,7 +115,7 @@ def run(options: Options) -> Report:
         "inproc_seconds": options.inproc_seconds, "fresh_runs": options.fresh_runs,
         "journal_requests": options.journal_requests, "journal_size": options.journal_size,
         "inbox_messages": options.inbox_messages, "page_repeats": options.page_repeats,
-        "random_pages": options.random_pages, "cycles": options.cycles,
+        "random_pages": options.random_pages, "cycles": options.cycles, "worlds": options.worlds,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
     if options.parts & {"http", "peers"}:
@@ -123,6 +127,8 @@ def run(options: Options) -> Report:
         bench_scale(options, report)
     if "startup" in options.parts:
         bench_startup(options, report)
+    if "worlds" in options.parts:
+        bench_worlds(options, report)
     return report
 
 

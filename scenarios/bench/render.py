@@ -7,6 +7,7 @@ from typing import Any
 from .measure import mb
 from .report import TARGET_CYCLE_MS, TARGET_FRESH_MS, TARGET_HTTP_RATIO, Report
 from .subjects import KERNEL
+from .worlds import render_worlds
 
 
 def _fmt(value: Any, spec: str = ".1f", none: str = "-") -> str:
@@ -131,8 +132,9 @@ def render(report: Report) -> str:
         if report.startup_client_ms is not None:
             out.append(f"(a new httpx.Client() costs {report.startup_client_ms:.1f} ms by itself, in the test's own "
                        "code: build one per session, not per test)")
+    out += render_worlds(report)
     if report.targets:
-        out += ["", "Targets of issues 7 and 13 (reported, not asserted)"]
+        out += ["", "Targets (reported, not asserted)"]
         for t in report.targets:
             value = t["value"]
             shown = "-" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))

@@ -22,8 +22,8 @@ BENCH_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "full"}}
 QUICK_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "small"}}
 
 
-PARTS = ("http", "inprocess", "scale", "startup", "peers")
-DEFAULT_PARTS = ("http", "inprocess", "scale", "startup")
+PARTS = ("http", "inprocess", "scale", "startup", "worlds", "peers")
+DEFAULT_PARTS = ("http", "inprocess", "scale", "startup", "worlds")
 
 
 @dataclass
@@ -41,6 +41,7 @@ class Options:
     random_pages: int
     quick: bool
     cycles: int = 50
+    worlds: int = 200
 
 
 @dataclass
@@ -52,6 +53,7 @@ class Report:
     scale: dict[str, Any] = field(default_factory=dict)
     startup: list[dict[str, Any]] = field(default_factory=list)
     startup_client_ms: float | None = None
+    worlds: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     targets: list[dict[str, Any]] = field(default_factory=list)
 
@@ -67,6 +69,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         return {"machine": self.machine, "config": self.config, "http": self.http, "inprocess": self.inprocess,
                 "scale": self.scale, "startup": self.startup, "startup_httpx_client_ms": self.startup_client_ms,
+                "worlds": self.worlds,
                 "targets": self.targets, "skipped": self.skipped}
 
 

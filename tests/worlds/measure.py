@@ -1,128 +1,17 @@
 """What a world costs, per registered service: ``python -m tests.worlds.measure [--worlds N]``.
 
-Columns (medians over N new worlds, in process unless said otherwise):
-
-* ``create``     - ``fake.world(id)``: the world's fake (settings, clock, model), no request yet;
-* ``1st ctl``    - a new world answering its first request, ``GET /_w/<id>/_fake/health`` (its
-  app and routers are built on that first request);
-* ``1st api``    - a new job's first API call: world, its credentials (``auth_headers()``) and
-  the service's benchmark request (``sample_request()``) through ``/_w/<id>/``;
-* ``later``      - the same API call again in an existing world;
-* ``1st sock``   - ``1st ctl`` over a real loopback socket (keep-alive connection already open);
-* ``KiB/empty``  - memory one more world holds after its first control request (tracemalloc);
-* ``KiB/busy``   - the same after the API call (credentials and whatever the call stored);
-* ``KiB left``   - what stays allocated after deleting all N worlds (should be ~0).
+The measurement is the benchmark's worlds part (``scenarios/bench/worlds.py``, where the columns
+are explained); this prints it with the test suite's settings for each service.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
-import statistics
-import time
-import tracemalloc
-from collections.abc import Callable
-from typing import Any
-
-import httpx
 
 from fakes import registry
-from fakes.kernel.fake import Fake
-from fakes.kernel.transport import SyncFakeTransport
+from scenarios.bench.worlds import measure
 
 from .conftest import settings_for
-
-
-def new_fake(service: str) -> Fake:
-    fake = registry.fake_class(service)(seed=0, max_worlds=0, **settings_for(service))
-    method, path = fake.sample_request()  # the default world's app, shared data and caches exist
-    fake.client().request(method, path, headers=fake.auth_headers())
-    return fake
-
-
-class Caller:
-    """Requests straight into the ASGI app (no httpx.Client: its URL and cookie caches would
-    show up in the memory figures)."""
-
-    def __init__(self, fake: Fake) -> None:
-        self.transport = SyncFakeTransport(fake.app)
-
-    def __call__(self, method: str, path: str, headers: dict[str, str] | None = None) -> int:
-        request = httpx.Request(method, "http://testserver" + path, headers=headers or {})
-        response = self.transport.handle_request(request)
-        response.read()
-        return response.status_code
-
-
-def api_call(fake: Fake, call: Caller, world_id: str) -> int:
-    world = fake.world(world_id)
-    headers = world.auth_headers()
-    method, path = world.sample_request()
-    return call(method, f"/_w/{world_id}{path}", headers)
-
-
-def timed(samples: list[float], action: Callable[[], Any]) -> Any:
-    started = time.perf_counter()
-    result = action()
-    samples.append(time.perf_counter() - started)
-    return result
-
-
-def median_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000
-
-
-def measure(service: str, worlds: int = 200) -> dict[str, Any]:
-    fake = new_fake(service)
-    call = Caller(fake)
-    create: list[float] = []
-    first_control: list[float] = []
-    first_api: list[float] = []
-    later: list[float] = []
-    for i in range(worlds):
-        timed(create, lambda i=i: fake.world(f"py-{i}"))
-        assert timed(first_control, lambda i=i: call("GET", f"/_w/ctl-{i}/_fake/health")) == 200
-        assert timed(first_api, lambda i=i: api_call(fake, call, f"api-{i}")) < 300
-        assert timed(later, lambda i=i: api_call(fake, call, f"api-{i}")) < 300
-
-    socket_first: list[float] = []
-    with fake.serve() as base_url, httpx.Client(base_url=base_url, trust_env=False, timeout=60) as http:
-        http.get("/_fake/health")  # the connection is open: only the world's cost is timed
-        for i in range(min(worlds, 100)):
-            response = timed(socket_first, lambda i=i: http.get(f"/_w/net-{i}/_fake/health"))
-            assert response.status_code == 200, response.text
-
-    return {"service": service, "create_ms": median_ms(create), "first_control_ms": median_ms(first_control),
-            "first_api_ms": median_ms(first_api), "later_ms": median_ms(later),
-            "socket_first_ms": median_ms(socket_first), **measure_memory(service, worlds)}
-
-
-def measure_memory(service: str, worlds: int) -> dict[str, Any]:
-    fake = new_fake(service)
-    call = Caller(fake)
-    call("GET", "/_w/warm/_fake/health")  # first-world costs (lazy imports, shared caches) out of the figures
-    api_call(fake, call, "warm")
-    assert fake.worlds is not None
-    fake.worlds.clear()
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for i in range(worlds):
-            call("GET", f"/_w/m-{i}/_fake/health")
-        gc.collect()
-        empty = tracemalloc.get_traced_memory()[0] - before
-        for i in range(worlds):
-            api_call(fake, call, f"m-{i}")
-        gc.collect()
-        busy = tracemalloc.get_traced_memory()[0] - before
-        fake.worlds.clear()
-        gc.collect()
-        left = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    return {"kib_per_empty_world": empty / worlds / 1024, "kib_per_busy_world": busy / worlds / 1024,
-            "kib_left_after_delete": left / 1024}
 
 
 def main() -> None:
@@ -134,7 +23,7 @@ def main() -> None:
     print(f"{'service':<14} {'create':>8} {'1st ctl':>8} {'1st api':>8} {'later':>8} {'1st sock':>8} "
           f"{'KiB/empty':>9} {'KiB/busy':>9} {'KiB left':>8}")
     for service in services:
-        row = measure(service, args.worlds)
+        row = measure(service, args.worlds, settings_for(service))
         print(f"{service:<14} {row['create_ms']:>6.2f}ms {row['first_control_ms']:>6.2f}ms "
               f"{row['first_api_ms']:>6.2f}ms {row['later_ms']:>6.2f}ms {row['socket_first_ms']:>6.2f}ms "
               f"{row['kib_per_empty_world']:>9.1f} {row['kib_per_busy_world']:>9.1f} "
