@@ -23,7 +23,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import dumps, json_response, parse_query, read_json_object
+from fakes.kernel.http import InvalidInteger, dumps, json_response, parse_query, query_int, read_json_object
 from fakes.kernel.verdicts import flag
 
 from . import data
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from . import VideoFake
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-_INTEGER = re.compile(r"[0-9]{1,10}")
 _METADATA = re.compile(r"metadata\[(.+)\]")
 Handler = Callable[[Request, Project], Awaitable[Response]]
 _attempts = itertools.count(1)
@@ -310,12 +309,12 @@ async def receive_upload(fake: VideoFake, request: Request, project: Project) ->
 
 # -- query parameters and pages ----------------------------------------------------------------------
 def _page_number(params: Any, name: str, default: int, minimum: int, maximum: int) -> int:
-    raw = params.get(name)
-    if raw is None:
-        return default
-    if not _INTEGER.fullmatch(raw) or not minimum <= int(raw) <= maximum:
-        raise invalid_query(name, f"{name} must be an integer from {minimum} to {maximum}")
-    return int(raw)
+    def refuse(name: str, raw: str, reason: InvalidInteger) -> ServiceError:
+        return invalid_query(name, f"{name} must be an integer from {minimum} to {maximum}")
+
+    value = query_int(params, name, default, minimum=minimum, maximum=maximum, refuse=refuse)
+    assert value is not None
+    return value
 
 
 def paging_query(request: Request, fake: VideoFake) -> dict[str, Any]:

@@ -388,3 +388,16 @@ def test_usage_and_cost_follow_the_seed_prices() -> None:
     assert report["cost_usd"]["summaries"] == pytest.approx(minutes * 0.15, abs=1e-5)
     assert report["cost_usd"]["delivery"] == pytest.approx((1 + 40 / 60) * 0.0017, abs=1e-6)
     assert report["cost_usd"]["encoding"] == 0.0
+
+
+@pytest.mark.parametrize("raw", ["", " 2", "+2", "1_0", "\u0663", "\u00b2", "-1", "9" * 40, "2.0"])
+def test_page_integers_are_ascii_digits_refused_in_the_problem_shape(raw: str) -> None:
+    fake = VideoFake(seed=0)
+    with client_for(fake) as client:
+        for name in ("currentPage", "pageSize"):
+            refused = client.get("/videos", params={name: raw})
+            assert refused.status_code == 400, (name, raw)
+            body = refused.json()
+            assert body["type"].endswith("invalid-query-parameter") and body["name"] == name
+            assert body["status"] == 400 and "integer" in body["detail"]
+        assert client.get("/videos", params={"currentPage": "0002", "pageSize": "010"}).status_code == 200
