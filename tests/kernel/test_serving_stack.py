@@ -71,22 +71,36 @@ def test_stop_does_not_wait_for_uvicorns_tick() -> None:
 
 
 def test_stop_closes_the_listener_and_lets_an_in_flight_response_finish() -> None:
+    """No fixed waits (they fail on a busy machine): the app holds its response until the stop has
+    begun, looks at the listener from inside the stop, and only then answers."""
     arrived = threading.Event()
+    listener_during_stop: list[str] = []
+    thread: server.ServerThread
 
     async def slow(scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
         arrived.set()
-        await asyncio.sleep(0.3)  # work in progress when the server is asked to stop
+        stopping = thread._stop  # the server loop's own stop event: set when stop() is called
+        assert stopping is not None
+        await asyncio.wait_for(stopping.wait(), 30)  # work in progress when the server is asked to stop
+        await asyncio.sleep(0)  # the stop (queued first on the same event) has closed the listener now
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5)
+            writer.close()
+            listener_during_stop.append("open")
+        except OSError:
+            listener_during_stop.append("closed")
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})  # type: ignore[operator]
         await send({"type": "http.response.body", "body": b"ok"})  # type: ignore[operator]
 
     thread = server.ServerThread([(slow, "127.0.0.1", 0)])
     ((host, port),) = thread.start()
     answers: list[bytes] = []
-    client = threading.Thread(target=lambda: answers.append(httpx.get(f"http://{host}:{port}/", timeout=10).content))
+    client = threading.Thread(target=lambda: answers.append(httpx.get(f"http://{host}:{port}/", timeout=60).content))
     client.start()
-    assert arrived.wait(10)  # the request is in (building the client alone can take 0.1 s)
-    thread.stop()
-    client.join(10)
-    assert answers == [b"ok"]
+    assert arrived.wait(30)  # the request is in (building the client alone can take 0.1 s)
+    thread.stop(timeout=30)
+    client.join(30)
+    assert listener_during_stop == ["closed"]  # no new connection while the last response was still on its way
+    assert answers == [b"ok"]  # and that response went out whole
     with pytest.raises(OSError), socket.create_connection((host, port), timeout=1):
         pass
