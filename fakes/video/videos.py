@@ -7,6 +7,7 @@ Field names, types and URL shapes follow the reference's ``video`` schema; times
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,7 +33,13 @@ MAX_ITEMS = 100
 
 def atom(epoch_ms: int) -> str:
     """ATOM timestamp (seconds, ``+00:00``) as the reference writes them."""
-    return datetime.fromtimestamp(epoch_ms // 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    return _atom_seconds(epoch_ms // 1000)
+
+
+@functools.lru_cache(maxsize=4096)
+def _atom_seconds(epoch_s: int) -> str:
+    # a video renders the same few instants over and over (on a manual clock, all the same one)
+    return datetime.fromtimestamp(epoch_s, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
 @dataclass
