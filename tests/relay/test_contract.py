@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fakes.relay import RelayFake
-from tests.contract.schemathesis_harness import operation_labels, run_operation
+from tests.support.schemathesis_harness import operation_labels, run_operation
 
 EXAMPLES = int(os.environ.get("FAKES_RELAY_CONTRACT_EXAMPLES", "40"))
 KNOWN_IDS = ["mailscout.people.email.find", "firmdata.companies.enrich", "proxy.email.verify",
