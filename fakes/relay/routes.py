@@ -10,13 +10,14 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from starlette._utils import get_route_path
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import Receive, Scope, Send
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import json_response, parse_query, query_int
@@ -51,11 +52,35 @@ class RawResponse(Response):
         self.status_code = status
         self.body = body
         self.background = None
-        self.raw_headers = [(b"content-length", str(len(body)).encode())] + [
-            (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+        names = _NAME_BYTES
+        raw = [(b"content-length", str(len(body)).encode())]
+        for k, v in headers:
+            name = names.get(k)
+            if name is None:
+                name = k.lower().encode("latin-1")
+                if len(names) < 1024:  # the few names the relay and its upstreams use, encoded once
+                    names[k] = name
+            raw.append((name, v.encode("latin-1")))
+        self.raw_headers = raw
+
+
+_NAME_BYTES: dict[str, bytes] = {}
 
 
 raw_response = RawResponse
+
+
+class DirectEndpoint:
+    """``handler(request) -> response`` as a plain ASGI app: what Starlette's wrapper does, minus its
+    exception-handler lookup (the kernel's router renders every error itself, and this tree
+    registers no Starlette exception handlers), on the relay's hottest route."""
+
+    def __init__(self, handler: Callable[[Request], Awaitable[Response]]) -> None:
+        self.handler = handler
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = await self.handler(Request(scope, receive, send))
+        await response(scope, receive, send)
 
 
 def _has_body(scope: MutableMapping[str, Any]) -> bool:
@@ -75,11 +100,14 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
             raise ServiceError(401, f"missing or unknown {h().token}", code="unauthorized")
         return team
 
+    #: raw query string -> its parameters (a client repeats its queries: parsed once, copied per call)
+    query_cache: dict[bytes, dict[str, str]] = {}
+
     async def call(request: Request) -> Response:
         names = h()
         scope = request.scope
         raw = await request.body() if _has_body(scope) else b""
-        headers = {name: value for name, value in scope["headers"]}
+        headers = dict(scope["headers"])
         encoding_raw = headers.get(names.body_encoding_b)
         encoding = encoding_raw.decode("latin-1") if encoding_raw is not None else None
         if blocked_by_firewall(raw):
@@ -99,12 +127,18 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
                                     fake.render({"detail": f"invalid {names.body_encoding} body (only base64 is "
                                                            "supported, and the body must be valid base64)",
                                                  "error": "invalid_body_encoding"}))
-        query = parse_query(request)
+        query_string = scope["query_string"]
+        params = query_cache.get(query_string)
+        if params is None:
+            params = dict(parse_query(request).items())
+            if len(query_cache) >= 4096:
+                query_cache.clear()
+            query_cache[query_string] = params
         token = headers.get(names.token_b)
         key = headers.get(b"idempotency-key")
         output: CallOutput = await fake.model.call(CallInput(
             method=scope["method"], target=request.path_params["target"],
-            query=scope["query_string"].decode("latin-1"), params=dict(query.items()), headers=scope["headers"],
+            query=query_string.decode("latin-1"), params=dict(params), headers=scope["headers"],
             body=body, token=token.decode("latin-1") if token is not None else None,
             idempotency_key=key.decode("latin-1") if key is not None else None))
         for rule, detail in output.flags:
@@ -169,7 +203,7 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
         return pages.render(fake, get_route_path(request.scope))
 
     return [
-        Route("/call/{target:path}", call, methods=["GET", "POST"]),
+        Route("/call/{target:path}", DirectEndpoint(call), methods=["GET", "POST"]),
         Route("/catalog/search", search, methods=["GET"]),
         Route("/catalog/endpoints/{entry_id}/access", access, methods=["GET"]),
         Route("/catalog/endpoints/{entry_id:path}", endpoint, methods=["GET"]),

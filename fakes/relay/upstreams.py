@@ -30,6 +30,7 @@ from .catalogue import Entry, example_params
 _FAIL = re.compile(r"fail-(timeout|[1-5][0-9][0-9])")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+_JSON_TYPE = ("content-type", "application/json")
 #: framing is the relay's own (a canned one would contradict the body it sends)
 _FRAMING = ("content-length", "transfer-encoding")
 
@@ -77,6 +78,7 @@ class SimulatedUpstream:
         self.rate_limit = rate_limit
         self._window: dict[tuple[str, str], tuple[int, int]] = {}  # (provider, credential) -> (minute, calls)
         self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, bytes, Any]] = {}
+        self._limit_headers: dict[tuple[int, int, int], tuple[tuple[str, str], ...]] = {}
 
     def answer(self, entry: Entry | None, provider: str, request: UpstreamRequest, now_ms: int, *,
                rate_limited: bool = True) -> UpstreamResponse:
@@ -87,14 +89,19 @@ class SimulatedUpstream:
         if rate_limited:
             self._window[bucket] = (minute, calls)
         reset_s = 60 - (now_ms // 1000) % 60
-        limits = [("x-ratelimit-limit", str(self.rate_limit)),
-                  ("x-ratelimit-remaining", str(max(0, self.rate_limit - calls))),
-                  ("x-ratelimit-reset", str(reset_s))]
+        limits_key = (self.rate_limit, max(0, self.rate_limit - calls), reset_s)
+        limits = self._limit_headers.get(limits_key)
+        if limits is None:  # few distinct values (remaining x second): formatted once each
+            limits = (("x-ratelimit-limit", str(limits_key[0])), ("x-ratelimit-remaining", str(limits_key[1])),
+                      ("x-ratelimit-reset", str(reset_s)))
+            if len(self._limit_headers) >= 4096:
+                self._limit_headers.clear()
+            self._limit_headers[limits_key] = limits
         if calls > self.rate_limit and rate_limited:
             return json_answer(429, {"error": "rate_limited", "message": f"{provider}: too many requests"},
                                [*limits, ("retry-after", str(reset_s))])
         for value in request.params.values():
-            failure = _FAIL.search(value)
+            failure = _FAIL.search(value) if "fail-" in value else None
             if failure:
                 if failure.group(1) == "timeout":
                     raise UpstreamTimeout(f"{provider} did not answer")
@@ -102,7 +109,8 @@ class SimulatedUpstream:
                 if status >= 500:  # a bare 5xx: some providers send no JSON at all
                     return UpstreamResponse(status, [("content-type", "text/plain"), *limits],
                                             f"{provider} upstream error {status}".encode())
-                return json_answer(status, {"error": f"upstream_{status}", "message": f"{provider} refused"}, limits)
+                return json_answer(status, {"error": f"upstream_{status}", "message": f"{provider} refused"},
+                                   list(limits))
         if entry is None:
             return json_answer(404, {"error": "not_found", "message": f"{provider} has no {request.method} "
                                                                       f"{request.path}"}, limits)
@@ -114,7 +122,7 @@ class SimulatedUpstream:
                 self._answers.clear()
             self._answers[cache_key] = cached
         status, body, parsed = cached
-        return UpstreamResponse(status, [("content-type", "application/json"), *limits], body, parsed)
+        return UpstreamResponse(status, [_JSON_TYPE, *limits], body, parsed)
 
     def _make_answer(self, entry: Entry, params: dict[str, str]) -> tuple[int, bytes, Any]:
         """(status, body, parsed body) of an entry's answer to params: a pure function, cached."""
