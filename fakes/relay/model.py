@@ -26,6 +26,7 @@ from .upstreams import (
     AsgiUpstream,
     CannedUpstream,
     Handler,
+    SimulatedResponse,
     SimulatedUpstream,
     UpstreamRequest,
     UpstreamResponse,
@@ -509,7 +510,11 @@ class RelayModel:
             self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
             raise Refusal(504, {"detail": f"upstream timed out: {timeout}", "error": "upstream_timeout"})
         body = response.parsed if response.parsed is not NOT_PARSED else billing.parse_json(response.body)
-        miss = billing.is_miss(response.status, body)
+        if isinstance(response, SimulatedResponse):  # a cached answer: its miss known, no framing header
+            miss, headers = response.miss, list(response.headers)
+        else:
+            miss = billing.is_miss(response.status, body)
+            headers = [(k, v) for k, v in response.headers if k.lower() not in _RESPONSE_DROP]
         cost = billing.charge(price, response.status, body, estimated, miss) if credential == RELAY_KEY else 0
         team.settle(call_id, cost, now, endpoint_id or provider)
         if entry is not None and response.status < 500:
@@ -523,7 +528,6 @@ class RelayModel:
             if len(seen) > 1000:
                 seen.clear()
             seen[fp] = now
-        headers = [(k, v) for k, v in response.headers if k.lower() not in _RESPONSE_DROP]
         headers.append((self.h.call_id, call_id))
         if credential == RELAY_KEY:
             headers.append((self.h.cost, str(cost)))

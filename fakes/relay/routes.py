@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette._utils import get_route_path
@@ -83,11 +83,9 @@ class DirectEndpoint:
         await response(scope, receive, send)
 
 
-def _has_body(scope: MutableMapping[str, Any]) -> bool:
+def _has_body(method: str, headers: Mapping[bytes, bytes]) -> bool:
     """Whether a request may carry a body (a GET without length or chunking carries none)."""
-    if scope["method"] != "GET":
-        return True
-    return any(name in (b"content-length", b"transfer-encoding") for name, _ in scope["headers"])
+    return method != "GET" or b"content-length" in headers or b"transfer-encoding" in headers
 
 
 def routes(fake: RelayFake) -> list[BaseRoute]:
@@ -104,10 +102,10 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
     query_cache: dict[bytes, dict[str, str]] = {}
 
     async def call(request: Request) -> Response:
-        names = h()
         scope = request.scope
-        raw = await request.body() if _has_body(scope) else b""
+        names = fake.model.h
         headers = dict(scope["headers"])
+        raw = await request.body() if _has_body(scope["method"], headers) else b""
         encoding_raw = headers.get(names.body_encoding_b)
         encoding = encoding_raw.decode("latin-1") if encoding_raw is not None else None
         if blocked_by_firewall(raw):
@@ -137,7 +135,7 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
         token = headers.get(names.token_b)
         key = headers.get(b"idempotency-key")
         output: CallOutput = await fake.model.call(CallInput(
-            method=scope["method"], target=request.path_params["target"],
+            method=scope["method"], target=scope["path_params"]["target"],
             query=query_string.decode("latin-1"), params=dict(params), headers=scope["headers"],
             body=body, token=token.decode("latin-1") if token is not None else None,
             idempotency_key=key.decode("latin-1") if key is not None else None))

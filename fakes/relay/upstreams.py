@@ -24,7 +24,7 @@ from typing import Any
 
 from fakes.kernel.http import check_json_value, dumps
 
-from . import data
+from . import billing, data
 from .catalogue import Entry, example_params
 
 _FAIL = re.compile(r"fail-(timeout|[1-5][0-9][0-9])")
@@ -58,6 +58,14 @@ class UpstreamResponse:
     parsed: Any = NOT_PARSED  # the body as JSON when the upstream already has it (saves a parse)
 
 
+@dataclass
+class SimulatedResponse(UpstreamResponse):
+    """A simulated provider's cached answer: its headers hold no framing header (none to drop) and
+    whether it is a miss was worked out once, with the answer."""
+
+    miss: bool = False
+
+
 class UpstreamTimeout(Exception):
     """The upstream did not answer in time (the relay answers 504, never billed)."""
 
@@ -77,7 +85,7 @@ class SimulatedUpstream:
         self.hit_rate = hit_rate
         self.rate_limit = rate_limit
         self._window: dict[tuple[str, str], tuple[int, int]] = {}  # (provider, credential) -> (minute, calls)
-        self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, bytes, Any]] = {}
+        self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, bytes, Any, bool]] = {}
         self._limit_headers: dict[tuple[int, int, int], tuple[tuple[str, str], ...]] = {}
 
     def answer(self, entry: Entry | None, provider: str, request: UpstreamRequest, now_ms: int, *,
@@ -113,7 +121,7 @@ class SimulatedUpstream:
                                    list(limits))
         if entry is None:
             return json_answer(404, {"error": "not_found", "message": f"{provider} has no {request.method} "
-                                                                      f"{request.path}"}, limits)
+                                                                      f"{request.path}"}, list(limits))
         cache_key = (entry["id"], tuple(sorted(request.params.items())))
         cached = self._answers.get(cache_key)
         if cached is None:
@@ -121,22 +129,23 @@ class SimulatedUpstream:
             if len(self._answers) >= 10_000:
                 self._answers.clear()
             self._answers[cache_key] = cached
-        status, body, parsed = cached
-        return UpstreamResponse(status, [_JSON_TYPE, *limits], body, parsed)
+        status, body, parsed, miss = cached
+        return SimulatedResponse(status, [_JSON_TYPE, *limits], body, parsed, miss)
 
-    def _make_answer(self, entry: Entry, params: dict[str, str]) -> tuple[int, bytes, Any]:
-        """(status, body, parsed body) of an entry's answer to params: a pure function, cached."""
+    def _make_answer(self, entry: Entry, params: dict[str, str]) -> tuple[int, bytes, Any, bool]:
+        """(status, body, parsed body, miss) of an entry's answer to params: a pure function, cached."""
+        status, parsed = self._answer_of(entry, params)
+        return status, dumps(parsed), parsed, billing.is_miss(status, parsed)
+
+    def _answer_of(self, entry: Entry, params: dict[str, str]) -> tuple[int, Any]:
         hit = entry["kind"] in ("write", "verify") or self.is_hit(entry, params)
         if not hit:
             if entry["kind"] in ("people", "lookalikes", "jobs", "list"):
-                miss: Any = {"results": [], "total": 0}
-                return 200, dumps(miss), miss
-            miss = {"error": "not_found", "message": "no match for this input"}
-            return 404, dumps(miss), miss
+                return 200, {"results": [], "total": 0}
+            return 404, {"error": "not_found", "message": "no match for this input"}
         rng = data.rng_for(self.seed, entry["id"], sorted(params.items()))
         rows = _rows(params, rng.randint(1, 8))
-        answer = data.answer(entry["kind"], rng, params, rows)
-        return (201 if entry["kind"] == "write" else 200), dumps(answer), answer
+        return (201 if entry["kind"] == "write" else 200), data.answer(entry["kind"], rng, params, rows)
 
     def is_hit(self, entry: Entry, params: dict[str, str]) -> bool:
         if any(v.endswith(".invalid") for k, v in params.items() if k in ("domain", "email")):
