@@ -157,8 +157,10 @@ def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS) -> di
         "/_fake/faults": {
             "get": _op("Active fault rules", {"200": _json({"type": "object", "properties": {
                 "faults": {"type": "array", "items": _FAULT}}})}),
-            "post": _op("Register a fault rule", {"201": _json(_FAULT), "400": _json(_ERROR)},
-                        _fault_in(max_fault_latency_ms)),
+            "post": {**_op("Register a fault rule", {"201": _json(_FAULT), "400": _json(_ERROR)},
+                           _fault_in(max_fault_latency_ms)),
+                     ACCEPTANCE_BEYOND_SCHEMA: "integers in the free-form body must fit 64 bits (an untyped "
+                                               "value has no bounds a schema could state)"},
             "delete": _op("Remove every fault rule", {"200": _json(obj)}),
         },
         "/_fake/faults/{fault_id}": {"delete": {
