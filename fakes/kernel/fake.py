@@ -21,6 +21,7 @@ from .faults import FaultSet
 from .http import check_json_value, dumps, json_response
 from .journal import DEFAULT_JOURNAL_SIZE, Journal
 from .openapi import merge_control_plane, secure_control_plane
+from .routing import ServiceRouter
 from .settings import FakeSettings
 from .statecheck import StateError, check_integer
 from .transport import AsyncFakeTransport, SyncFakeTransport
@@ -159,7 +160,7 @@ class Fake:
     def app(self) -> FakeApp:
         if self._app is None:
             # the service's routes first: they are what requests hit (routers try routes in order)
-            service = Router(routes=[*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
+            service = ServiceRouter([*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
             control = Router(routes=[*control_routes(self), *world_control_routes(self),
                                      *_under_control_prefix(self.control_routes())])
             self._app = FakeApp(self, service, control)

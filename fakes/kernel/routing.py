@@ -1,0 +1,98 @@
+"""The service router: Starlette's :class:`Router`, with its answer kept per (method, path).
+
+Every request of every test passes here, and a test suite asks the same few paths again and
+again. Starlette's router tries each route's regular expression in order and wraps each endpoint
+call in a per-request exception-handler layer; the fake registers no Starlette exception handler
+(:class:`fakes.kernel.app.FakeApp` renders every error in the service's own body), so that layer
+only costs time. This router:
+
+- remembers which plain :class:`Route` fully matched a (method, root path, path), with its path
+  parameters, and goes straight to it the next time (a bounded table: past
+  :data:`MAX_REMEMBERED` distinct paths it starts over, so paths full of ids cannot grow it);
+- calls a function endpoint as ``await endpoint(Request(...))`` then ``await response(...)``,
+  without Starlette's exception wrapper (what the wrapper would do with no handler registered:
+  re-raise);
+- leaves everything else to Starlette: mounts, partial matches (405), misses (404), redirects.
+
+The routes must not change after the router is built (the fake builds its app once).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from starlette._utils import is_async_callable
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Match, Route, Router
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+#: distinct (method, root path, path) remembered before the table starts over
+MAX_REMEMBERED = 4096
+
+_Remembered = tuple[ASGIApp, Route, dict[str, Any]]
+
+
+class ServiceRouter(Router):
+    """A :class:`starlette.routing.Router` that remembers its matches (see the module)."""
+
+    def __init__(self, routes: Sequence[BaseRoute]) -> None:
+        super().__init__(routes=list(routes))
+        self._remembered: dict[tuple[str, str, str], _Remembered] = {}
+        self._lean_apps: dict[int, ASGIApp] = {id(route): _lean_app(route) for route in self.routes
+                                               if isinstance(route, Route)}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or "path_params" in scope:  # nested or not HTTP: Starlette's way
+            await super().__call__(scope, receive, send)
+            return
+        key = (scope["method"], scope.get("root_path", ""), scope["path"])
+        remembered = self._remembered.get(key)
+        if remembered is None:
+            remembered = self._match(scope)
+            if remembered is None:
+                await super().__call__(scope, receive, send)  # 404, 405, mounts, redirects
+                return
+            if len(self._remembered) >= MAX_REMEMBERED:
+                self._remembered.clear()
+            self._remembered[key] = remembered
+        app, route, path_params = remembered
+        scope["router"] = self
+        scope["route"] = route
+        scope["endpoint"] = route.endpoint
+        scope["path_params"] = path_params.copy()  # the endpoint's own copy
+        await app(scope, receive, send)
+
+    def _match(self, scope: Scope) -> _Remembered | None:
+        """The first route Starlette would pick, when it is a plain Route matching fully."""
+        for route in self.routes:
+            match, child_scope = route.matches(scope)
+            if match is Match.FULL:
+                lean = self._lean_apps.get(id(route))
+                if lean is None or not isinstance(route, Route):
+                    return None
+                return lean, route, child_scope["path_params"]
+            if match is Match.PARTIAL:  # Starlette goes on looking for a full match; so do we
+                continue
+        return None
+
+
+def _lean_app(route: Route) -> ASGIApp:
+    """The route's ASGI app, without Starlette's per-request exception wrapper where it has one."""
+    handler: Any = route.endpoint
+    while isinstance(handler, functools.partial):
+        handler = handler.func
+    wrapped_by_starlette = getattr(route.app, "__qualname__", "").startswith("request_response.")
+    if not (inspect.isfunction(handler) or inspect.ismethod(handler)) or not wrapped_by_starlette:
+        return route.app  # an ASGI endpoint, or one with route middleware: as Starlette built it
+    endpoint: Callable[[Request], Any] = route.endpoint
+    call = endpoint if is_async_callable(endpoint) else functools.partial(run_in_threadpool, endpoint)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        response = await call(Request(scope, receive, send))
+        await response(scope, receive, send)
+
+    return app

@@ -1,0 +1,139 @@
+"""The service router answers exactly as Starlette's Router would, and remembers its matches."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, Router
+
+from fakes.kernel import routing
+from fakes.kernel.routing import ServiceRouter
+
+
+async def item(request: Request) -> Response:
+    request.path_params["touched"] = True  # an endpoint may change its own copy
+    return JSONResponse({"item": request.path_params["item_id"], "method": request.method})
+
+
+async def item_post_only(request: Request) -> Response:
+    return PlainTextResponse("post")
+
+
+async def static(request: Request) -> Response:
+    return PlainTextResponse(f"static {request.url.path}")
+
+
+def sync_endpoint(request: Request) -> Response:  # Starlette runs it in a thread
+    return PlainTextResponse("sync")
+
+
+async def broken(request: Request) -> Response:
+    raise ValueError("boom")
+
+
+async def inner(request: Request) -> Response:
+    return PlainTextResponse(f"mounted {request.path_params['name']}")
+
+
+class AsgiEndpoint:
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await PlainTextResponse("asgi")(scope, receive, send)
+
+
+def routes() -> list[Any]:
+    return [
+        Route("/items/{item_id:int}", item_post_only, methods=["POST"]),  # partial for GET, then...
+        Route("/items/{item_id:int}", item, methods=["GET"]),  # ...a full match further down
+        Route("/items/special", static),  # never reached for GET: the int convertor refuses it
+        Route("/static", static),
+        Route("/sync", sync_endpoint),
+        Route("/broken", broken),
+        Route("/asgi", AsgiEndpoint()),
+        Mount("/mounted", routes=[Route("/{name}", inner)]),
+    ]
+
+
+def call(app: Any, method: str, path: str, root_path: str = "") -> tuple[int, bytes, dict[str, Any]]:
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+             "root_path": root_path, "headers": [(b"host", b"test")], "server": ("test", 80),
+             "client": ("127.0.0.1", 1), "app": object()}  # "app" in scope: 404/405 raise, as in FakeApp
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def run() -> None:
+        await app(scope, receive, send)
+
+    asyncio.run(run())
+    status = sent[0]["status"]
+    body = b"".join(m.get("body", b"") for m in sent[1:])
+    return status, body, scope
+
+
+REQUESTS = [("GET", "/items/7"), ("POST", "/items/7"), ("GET", "/items/special"), ("GET", "/static"),
+            ("GET", "/sync"), ("GET", "/asgi"), ("GET", "/mounted/x")]
+
+
+@pytest.mark.parametrize(("method", "path"), REQUESTS)
+def test_same_answer_as_starlette_first_and_remembered(method: str, path: str) -> None:
+    expected = call(Router(routes=routes()), method, path)[:2]
+    router = ServiceRouter(routes())
+    assert call(router, method, path)[:2] == expected  # matched
+    assert call(router, method, path)[:2] == expected  # remembered
+
+
+def test_misses_and_wrong_methods_raise_as_starlette_does() -> None:
+    router = ServiceRouter(routes())
+    with pytest.raises(HTTPException) as missing:
+        call(router, "GET", "/nowhere")
+    assert missing.value.status_code == 404
+    with pytest.raises(HTTPException) as wrong_method:
+        call(router, "DELETE", "/static")
+    assert wrong_method.value.status_code == 405
+    assert wrong_method.value.headers is not None and "GET" in wrong_method.value.headers["Allow"]
+    assert router._remembered == {}  # only full matches of plain routes are remembered
+
+
+def test_endpoint_errors_reach_the_caller_unwrapped() -> None:
+    router = ServiceRouter(routes())
+    for _ in range(2):
+        with pytest.raises(ValueError, match="boom"):
+            call(router, "GET", "/broken")
+
+
+def test_scope_is_what_starlette_sets_and_path_params_are_per_request() -> None:
+    router = ServiceRouter(routes())
+    first = call(router, "GET", "/items/7")[2]
+    second = call(router, "GET", "/items/7")[2]
+    assert second["route"] is router.routes[1]
+    assert second["endpoint"] is item
+    assert second["router"] is router
+    assert second["path_params"] == {"item_id": 7, "touched": True}
+    assert first["path_params"] is not second["path_params"]
+    key = ("GET", "", "/items/7")
+    assert "touched" not in router._remembered[key][2]
+
+
+def test_root_path_is_part_of_the_key() -> None:
+    router = ServiceRouter(routes())
+    assert call(router, "GET", "/base/static", root_path="/base")[:2] == (200, b"static /base/static")
+    with pytest.raises(HTTPException):
+        call(router, "GET", "/base/static")  # the same path without the mount is not the same route
+
+
+def test_the_table_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(routing, "MAX_REMEMBERED", 3)
+    router = ServiceRouter(routes())
+    for item_id in range(10):
+        assert call(router, "GET", f"/items/{item_id}")[0] == 200
+        assert len(router._remembered) <= 3
