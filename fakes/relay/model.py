@@ -55,7 +55,7 @@ class Headers:
         self.token_b, self.body_encoding_b = self.token.lower().encode(), self.body_encoding.lower().encode()
 
 
-@dataclass
+@dataclass(slots=True)
 class CallInput:
     method: str
     target: str  # what follows /call/: a catalogue id or a full upstream URL
@@ -67,7 +67,7 @@ class CallInput:
     idempotency_key: str | None
 
 
-@dataclass
+@dataclass(slots=True)
 class CallOutput:
     status: int
     headers: list[tuple[str, str]]
@@ -98,6 +98,8 @@ class RelayModel:
         self.extra_providers: dict[str, Provider] = {}
         self.extra_entries: dict[str, Entry] = {}
         self.extra_routes: dict[tuple[str, str, str], str] = {}
+        #: catalogue id -> (entry, provider, path, routed, required parameters); emptied when entries change
+        self._targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]] = {}
         self.teams: dict[str, Team] = {}
         self.tokens: dict[str, str] = {}  # token -> team id
         self.calls: OrderedDict[str, dict[str, Any]] = OrderedDict()
@@ -278,6 +280,7 @@ class RelayModel:
                                     "jobs, list, write, generic", code="invalid_body")
         self.extra_entries[entry_id] = entry
         self.extra_routes[(service, method, path)] = entry_id
+        self._targets.clear()
         return entry
 
     # -- teams -----------------------------------------------------------------------------------
@@ -330,7 +333,8 @@ class RelayModel:
             if team is None:
                 raise Refusal(401, {"detail": f"missing or unknown {self.h.token}: sign in and send the team's "
                                               f"token in {self.h.token}", "error": "unauthorized"})
-            self._check_retry_rules(team, request, flags)
+            if self.not_before_ms or request.method == "POST":
+                self._check_retry_rules(team, request, flags)
             entry, provider, upstream_path, routed = self._resolve(request)
             if request.idempotency_key is None:
                 return await self._forward(call_id, team, request, entry, provider, upstream_path, routed, flags)
@@ -367,32 +371,43 @@ class RelayModel:
     def _resolve(self, request: CallInput) -> tuple[Entry | None, str, str, bool]:
         """(entry or None, provider, upstream path, routed) of the call's target, or a refusal."""
         target = request.target
-        lowered = target.lower()
-        if lowered.startswith(("http://", "https://", "http:/", "https:/")):
-            try:
-                parts = urlsplit(target if "://" in target else target.replace(":/", "://", 1))
-                host = (parts.hostname or "").lower()
-            except ValueError:
-                raise Refusal(400, {"detail": f"not a valid upstream URL: {target[:200]!r}",
-                                    "error": "invalid_upstream_url"}) from None
-            provider = self.provider_for_host(host)
-            if provider is None:
-                raise Refusal(404, {"detail": f"no catalogued provider owns the host {host!r}; the relay forwards "
-                                              "only to the providers of its catalogue (GET /catalog/platforms)",
-                                    "error": "unknown_upstream_host", "host": host})
-            path = parts.path or "/"
-            return self.entry_for_route(provider, request.method, path), provider, path, False
-        entry = self.entry(target)
-        if entry is None:
-            raise Refusal(404, {"detail": f"no catalogue entry {target!r}", "error": "unknown_endpoint",
-                                "hint": "search the catalogue: GET /catalog/search?q=<words>",
-                                "did_you_mean": [r["id"] for r in self.search(target, 3)["results"]]})
-        missing = [name for name, spec in entry["input"]["queryParams"].items()
-                   if spec["required"] and not request.params.get(name)]
-        if missing:
-            raise Refusal(400, {"detail": f"{entry['id']} requires --query {missing[0]}=<value>",
-                                "error": "missing_parameter", "parameter": missing[0]})
-        return entry, entry["provider"], entry["path"], bool(entry.get("candidates"))
+        known = self._targets.get(target)
+        if known is None:
+            if target.lower().startswith(("http://", "https://", "http:/", "https:/")):
+                return self._resolve_url(request)
+            entry = self.entry(target)
+            if entry is None:
+                raise Refusal(404, {"detail": f"no catalogue entry {target!r}", "error": "unknown_endpoint",
+                                    "hint": "search the catalogue: GET /catalog/search?q=<words>",
+                                    "did_you_mean": [r["id"] for r in self.search(target, 3)["results"]]})
+            required = tuple(name for name, spec in entry["input"]["queryParams"].items() if spec["required"])
+            known = (entry, entry["provider"], entry["path"], bool(entry.get("candidates")), required)
+            if len(self._targets) >= 4096:
+                self._targets.clear()
+            self._targets[target] = known
+        entry, provider, path, routed, required = known
+        params = request.params
+        for name in required:
+            if not params.get(name):
+                raise Refusal(400, {"detail": f"{entry['id']} requires --query {name}=<value>",
+                                    "error": "missing_parameter", "parameter": name})
+        return entry, provider, path, routed
+
+    def _resolve_url(self, request: CallInput) -> tuple[Entry | None, str, str, bool]:
+        target = request.target
+        try:
+            parts = urlsplit(target if "://" in target else target.replace(":/", "://", 1))
+            host = (parts.hostname or "").lower()
+        except ValueError:
+            raise Refusal(400, {"detail": f"not a valid upstream URL: {target[:200]!r}",
+                                "error": "invalid_upstream_url"}) from None
+        provider = self.provider_for_host(host)
+        if provider is None:
+            raise Refusal(404, {"detail": f"no catalogued provider owns the host {host!r}; the relay forwards "
+                                          "only to the providers of its catalogue (GET /catalog/platforms)",
+                                "error": "unknown_upstream_host", "host": host})
+        path = parts.path or "/"
+        return self.entry_for_route(provider, request.method, path), provider, path, False
 
     async def _idempotent(self, call_id: str, team: Team, request: CallInput, entry: Entry | None, provider: str,
                           upstream_path: str, routed: bool, flags: list[tuple[ClientRule, str]]) -> CallOutput:
@@ -464,6 +479,7 @@ class RelayModel:
         credential, key = team.credential_for(provider)
         price = entry["cost"] if entry is not None else None
         endpoint_id = entry["id"] if entry is not None else None
+        label = endpoint_id or provider
         estimated = 0
         if credential == RELAY_KEY:
             if price is None:
@@ -476,39 +492,67 @@ class RelayModel:
                                     "provider": provider, "endpoint_id": endpoint_id})
             estimated = billing.estimate(price, request.params)
             if estimated > team.available_micro:
-                raise Refusal(402, self._insufficient(team, endpoint_id or provider, provider, estimated))
-        reason = self.saturation.admit(now)
+                raise Refusal(402, self._insufficient(team, label, provider, estimated))
+        method = (entry["method"] if entry is not None and (routed_id is not None or request.target == entry["id"])
+                  else request.method)
+        # A simulated provider with nothing to wait for answers at once: no task switch can come
+        # between the balance check and the charge, so the call needs no hold and is never in flight.
+        at_once = provider not in self.upstreams and not (self.settings.upstream_latency_ms
+                                                           and self.clock.mode != "manual")
+        reason = self.saturation.admit_instant(now) if at_once else self.saturation.admit(now)
         if reason is not None:
             retry = self.saturation.retry_after_s
             raise Refusal(503, {"proxy_saturated": True, "detail": reason + f"; retry after {retry} s",
                                 "retry_after_s": retry}, [("retry-after", str(retry))])
+        if at_once:
+            try:
+                status, headers, body, parsed, miss = self.simulated.respond(
+                    entry, provider, method, upstream_path, request.params, credential, now,
+                    team.upstream_rate_limited)
+            except UpstreamTimeout as exc:
+                self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
+                raise Refusal(504, {"detail": f"upstream timed out: {exc}", "error": "upstream_timeout"}) from None
+            if miss is None:
+                if parsed is NOT_PARSED:
+                    parsed = billing.parse_json(body)
+                miss = billing.is_miss(status, parsed)
+            cost = billing.charge(price, status, parsed, estimated, miss) if credential == RELAY_KEY else 0
+            if cost:
+                team.debit(call_id, min(cost, estimated), now, label)
+        else:
+            status, headers, body, miss, cost = await self._call_upstream(
+                call_id, team, request, entry, provider, upstream_path, method, credential, key, price, estimated,
+                now, label, endpoint_id, routed_id)
+        return self._finish(call_id, team, request, entry, endpoint_id, provider, credential, routed_id, status,
+                            headers, body, miss, cost, now, flags)
+
+    async def _call_upstream(self, call_id: str, team: Team, request: CallInput, entry: Entry | None, provider: str,
+                             upstream_path: str, method: str, credential: str, key: str | None,
+                             price: dict[str, Any] | None, estimated: int, now: int, label: str,
+                             endpoint_id: str | None, routed_id: str | None
+                             ) -> tuple[int, list[tuple[str, str]], bytes, bool, int]:
+        """A registered upstream, or a simulated one that takes time: the estimate is held meanwhile."""
         if estimated:
-            team.hold(call_id, estimated, endpoint_id or provider)
+            team.hold(call_id, estimated, label)
         known = self.provider(provider)
-        host = known["host"] if known is not None else provider
         upstream_request = UpstreamRequest(
-            method=(entry["method"] if entry is not None and (routed_id is not None or request.target == entry["id"])
-                    else request.method),
-            host=host, path=upstream_path, query=request.query, params=request.params,
+            method=method, host=known["host"] if known is not None else provider, path=upstream_path,
+            query=request.query, params=request.params,
             headers=(self._upstream_headers(request.headers, provider, credential, key)
                      if provider in self.upstreams else []),
-            body=request.body,
-            credential=credential)
+            body=request.body, credential=credential)
         try:
             response = await self._upstream(provider, entry, upstream_request, now, team.upstream_rate_limited)
         except UpstreamTimeout as exc:
-            response = None
-            timeout = str(exc)
+            team.settle(call_id, 0, now, label)
+            self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
+            raise Refusal(504, {"detail": f"upstream timed out: {exc}", "error": "upstream_timeout"}) from None
         except Exception as exc:  # a user's upstream that fails: the relay's own 502, never billed
-            team.settle(call_id, 0, now, endpoint_id or provider)
+            team.settle(call_id, 0, now, label)
             raise Refusal(502, {"detail": f"the upstream of {provider} failed: {exc!r}", "error": "upstream_failed"}
                           ) from None
         finally:
             self.saturation.release()
-        if response is None:
-            team.settle(call_id, 0, now, endpoint_id or provider)
-            self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
-            raise Refusal(504, {"detail": f"upstream timed out: {timeout}", "error": "upstream_timeout"})
         body = response.parsed if response.parsed is not NOT_PARSED else billing.parse_json(response.body)
         if isinstance(response, SimulatedResponse):  # a cached answer: its miss known, no framing header
             miss, headers = response.miss, list(response.headers)
@@ -516,24 +560,34 @@ class RelayModel:
             miss = billing.is_miss(response.status, body)
             headers = [(k, v) for k, v in response.headers if k.lower() not in _RESPONSE_DROP]
         cost = billing.charge(price, response.status, body, estimated, miss) if credential == RELAY_KEY else 0
-        team.settle(call_id, cost, now, endpoint_id or provider)
-        if entry is not None and response.status < 500:
-            stat = self.stats.setdefault(entry["id"], [0, 0])
+        team.settle(call_id, cost, now, label)
+        return response.status, headers, response.body, miss, cost
+
+    def _finish(self, call_id: str, team: Team, request: CallInput, entry: Entry | None, endpoint_id: str | None,
+                provider: str, credential: str, routed_id: str | None, status: int, headers: list[tuple[str, str]],
+                body: bytes, miss: bool, cost: int, now: int, flags: list[tuple[ClientRule, str]]) -> CallOutput:
+        """Statistics, the call record and the relay's headers of an answered call."""
+        if entry is not None and status < 500:
+            stat = self.stats.get(endpoint_id)  # type: ignore[arg-type]
+            if stat is None:
+                stat = self.stats[entry["id"]] = [0, 0]
             stat[0] += 1
-            stat[1] += 0 if miss or response.status >= 400 else 1
-        record = self._record(call_id, team, endpoint_id, provider, credential, response.status, cost, routed_id, now)
-        if credential == RELAY_KEY and cost and request.method == "POST" and request.idempotency_key is None:
+            if not miss and status < 400:
+                stat[1] += 1
+        record = self._record(call_id, team, endpoint_id, provider, credential, status, cost, routed_id, now)
+        if cost and request.method == "POST" and request.idempotency_key is None:
             fp = billing.fingerprint(request.method, request.target, request.query, request.body)
             seen = self.billed_posts.setdefault(team.team_id, {})
             if len(seen) > 1000:
                 seen.clear()
             seen[fp] = now
-        headers.append((self.h.call_id, call_id))
+        h = self.h
+        headers.append((h.call_id, call_id))
         if credential == RELAY_KEY:
-            headers.append((self.h.cost, str(cost)))
+            headers.append((h.cost, str(cost)))
         if routed_id is not None:
-            headers.append((self.h.served_by, provider))
-        return CallOutput(response.status, headers, response.body, flags, record)
+            headers.append((h.served_by, provider))
+        return CallOutput(status, headers, body, flags, record)
 
     def _insufficient(self, team: Team, what: str, provider: str, estimated: int) -> dict[str, Any]:
         message = (f"{what} would cost ~${estimated / 1_000_000:.4f} on the relay's {provider} key and this team's "
@@ -597,6 +651,7 @@ class RelayModel:
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
+        self._targets.clear()
         for raw in state.get("teams", []):
             team = Team.from_state(raw)
             self.teams[team.team_id] = team

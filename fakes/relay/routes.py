@@ -10,14 +10,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette._utils import get_route_path
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
-from starlette.types import Receive, Scope, Send
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import json_response, parse_query, query_int
@@ -68,19 +67,6 @@ _NAME_BYTES: dict[str, bytes] = {}
 
 
 raw_response = RawResponse
-
-
-class DirectEndpoint:
-    """``handler(request) -> response`` as a plain ASGI app: what Starlette's wrapper does, minus its
-    exception-handler lookup (the kernel's router renders every error itself, and this tree
-    registers no Starlette exception handlers), on the relay's hottest route."""
-
-    def __init__(self, handler: Callable[[Request], Awaitable[Response]]) -> None:
-        self.handler = handler
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = await self.handler(Request(scope, receive, send))
-        await response(scope, receive, send)
 
 
 def _has_body(method: str, headers: Mapping[bytes, bytes]) -> bool:
@@ -193,15 +179,15 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
                   "endpoint_id": row["endpoint_id"], "call_id": row["call_id"]}
                  for row in reversed(team.ledger_rows())][:limit]
         return json_response({"balance_micro": team.balance_micro, "holds_micro": team.holds_micro, "blocks": [],
-                              "holds": [{"amount_micro": v["amount_micro"], "endpoint_id": v["endpoint_id"]}
-                                        for v in team.holds.values()],
+                              "holds": [{"amount_micro": amount, "endpoint_id": endpoint_id}
+                                        for amount, endpoint_id in team.holds.values()],
                               "entries": {"items": items}})
 
     async def text_page(request: Request) -> Response:
         return pages.render(fake, get_route_path(request.scope))
 
     return [
-        Route("/call/{target:path}", DirectEndpoint(call), methods=["GET", "POST"]),
+        Route("/call/{target:path}", call, methods=["GET", "POST"]),
         Route("/catalog/search", search, methods=["GET"]),
         Route("/catalog/endpoints/{entry_id}/access", access, methods=["GET"]),
         Route("/catalog/endpoints/{entry_id:path}", endpoint, methods=["GET"]),

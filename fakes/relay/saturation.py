@@ -32,6 +32,18 @@ class Saturation:
         self.in_flight += 1
         return None
 
+    def admit_instant(self, now_ms: int) -> str | None:
+        """:meth:`admit` and :meth:`release` of a call answered at once (nothing else runs meanwhile,
+        so it is never among the calls in flight of another call)."""
+        second = now_ms // 1000
+        if second != self._second:
+            self._second, self._started = second, 0
+        if self.forced or (self.max_in_flight and self.in_flight >= self.max_in_flight) or (
+                self.max_per_second and self._started >= self.max_per_second):
+            return self.admit(now_ms)  # the refusal, worded once
+        self._started += 1
+        return None
+
     def release(self) -> None:
         self.in_flight = max(0, self.in_flight - 1)
 

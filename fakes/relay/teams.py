@@ -11,7 +11,7 @@ from fakes.kernel.clock import iso_ms
 
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
 LEDGER_ROWS = 5_000
-_NO_HOLD = {"amount_micro": 0}
+_NO_HOLD = (0, "")
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Team:
     balance_micro: int
     tools: dict[str, str] = field(default_factory=dict)    # provider -> the team's own key
     secrets: dict[str, str] = field(default_factory=dict)  # provider -> stored secret
-    holds: dict[str, dict[str, Any]] = field(default_factory=dict)  # call_id -> {amount_micro, endpoint_id}
+    holds: dict[str, tuple[int, str]] = field(default_factory=dict)  # call_id -> (amount_micro, endpoint_id)
     holds_micro: int = 0
     #: the last LEDGER_ROWS movements, oldest first: {epoch_ms, kind, call_id, endpoint_id, amount_micro,
     #: balance_micro} (times formatted when read: a billed call costs no date formatting)
@@ -44,7 +44,7 @@ class Team:
         return RELAY_KEY, None
 
     def hold(self, call_id: str, amount: int, endpoint_id: str) -> None:
-        self.holds[call_id] = {"amount_micro": amount, "endpoint_id": endpoint_id}
+        self.holds[call_id] = (amount, endpoint_id)
         self.holds_micro += amount
 
     def _book(self, row: dict[str, Any]) -> None:
@@ -57,13 +57,19 @@ class Team:
 
     def settle(self, call_id: str, charged: int, at_ms: int, endpoint_id: str) -> None:
         """Release the call's hold and take ``charged`` (never more than the hold)."""
-        held = self.holds.pop(call_id, _NO_HOLD)["amount_micro"]
+        held = self.holds.pop(call_id, _NO_HOLD)[0]
         self.holds_micro -= held
         charged = min(charged, held)
         if charged > 0:
             self.balance_micro -= charged
             self._book({"epoch_ms": at_ms, "kind": "call", "call_id": call_id, "endpoint_id": endpoint_id,
                         "amount_micro": -charged, "balance_micro": self.balance_micro})
+
+    def debit(self, call_id: str, charged: int, at_ms: int, endpoint_id: str) -> None:
+        """Take ``charged`` for a call answered without a hold (nothing could run in between)."""
+        self.balance_micro -= charged
+        self._book({"epoch_ms": at_ms, "kind": "call", "call_id": call_id, "endpoint_id": endpoint_id,
+                    "amount_micro": -charged, "balance_micro": self.balance_micro})
 
     def grant(self, at_ms: int) -> None:
         self._book({"epoch_ms": at_ms, "kind": "grant", "call_id": None, "endpoint_id": None,

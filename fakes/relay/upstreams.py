@@ -77,6 +77,15 @@ def json_answer(status: int, body: Any, headers: list[tuple[str, str]] | None = 
     return UpstreamResponse(status, [("content-type", "application/json"), *(headers or [])], dumps(body), body)
 
 
+#: (status, headers, body, parsed body, miss: None when the caller must work it out)
+SimulatedAnswer = tuple[int, list[tuple[str, str]], bytes, Any, "bool | None"]
+
+
+def _own(status: int, body: Any, headers: list[tuple[str, str]]) -> SimulatedAnswer:
+    """A simulated provider's own refusal (its headers already hold the JSON content type)."""
+    return status, headers, dumps(body), body, None
+
+
 class SimulatedUpstream:
     """The plausible, deterministic provider behind every catalogued entry."""
 
@@ -90,8 +99,18 @@ class SimulatedUpstream:
 
     def answer(self, entry: Entry | None, provider: str, request: UpstreamRequest, now_ms: int, *,
                rate_limited: bool = True) -> UpstreamResponse:
+        status, headers, body, parsed, miss = self.respond(entry, provider, request.method, request.path,
+                                                           request.params, request.credential, now_ms, rate_limited)
+        if miss is None:
+            return UpstreamResponse(status, headers, body, parsed)
+        return SimulatedResponse(status, headers, body, parsed, miss)
+
+    def respond(self, entry: Entry | None, provider: str, method: str, path: str, params: dict[str, str],
+                credential: str, now_ms: int, rate_limited: bool = True) -> SimulatedAnswer:
+        """(status, headers, body, parsed body, miss) of the provider's answer; ``miss`` is None for
+        the provider's own refusals (worked out by the caller), a bool for a cached entry answer."""
         minute = now_ms // 60_000
-        bucket = (provider, request.credential)
+        bucket = (provider, credential)
         seen_minute, calls = self._window.get(bucket, (minute, 0))
         calls = calls + 1 if seen_minute == minute else 1
         if rate_limited:
@@ -100,37 +119,35 @@ class SimulatedUpstream:
         limits_key = (self.rate_limit, max(0, self.rate_limit - calls), reset_s)
         limits = self._limit_headers.get(limits_key)
         if limits is None:  # few distinct values (remaining x second): formatted once each
-            limits = (("x-ratelimit-limit", str(limits_key[0])), ("x-ratelimit-remaining", str(limits_key[1])),
-                      ("x-ratelimit-reset", str(reset_s)))
+            limits = (_JSON_TYPE, ("x-ratelimit-limit", str(limits_key[0])),
+                      ("x-ratelimit-remaining", str(limits_key[1])), ("x-ratelimit-reset", str(reset_s)))
             if len(self._limit_headers) >= 4096:
                 self._limit_headers.clear()
             self._limit_headers[limits_key] = limits
         if calls > self.rate_limit and rate_limited:
-            return json_answer(429, {"error": "rate_limited", "message": f"{provider}: too many requests"},
-                               [*limits, ("retry-after", str(reset_s))])
-        for value in request.params.values():
+            return _own(429, {"error": "rate_limited", "message": f"{provider}: too many requests"},
+                        [*limits, ("retry-after", str(reset_s))])
+        for value in params.values():
             failure = _FAIL.search(value) if "fail-" in value else None
             if failure:
                 if failure.group(1) == "timeout":
                     raise UpstreamTimeout(f"{provider} did not answer")
                 status = int(failure.group(1))
                 if status >= 500:  # a bare 5xx: some providers send no JSON at all
-                    return UpstreamResponse(status, [("content-type", "text/plain"), *limits],
-                                            f"{provider} upstream error {status}".encode())
-                return json_answer(status, {"error": f"upstream_{status}", "message": f"{provider} refused"},
-                                   list(limits))
+                    return (status, [("content-type", "text/plain"), *limits[1:]],
+                            f"{provider} upstream error {status}".encode(), NOT_PARSED, None)
+                return _own(status, {"error": f"upstream_{status}", "message": f"{provider} refused"}, list(limits))
         if entry is None:
-            return json_answer(404, {"error": "not_found", "message": f"{provider} has no {request.method} "
-                                                                      f"{request.path}"}, list(limits))
-        cache_key = (entry["id"], tuple(sorted(request.params.items())))
+            return _own(404, {"error": "not_found", "message": f"{provider} has no {method} {path}"}, list(limits))
+        cache_key = (entry["id"], tuple(sorted(params.items())) if params else ())
         cached = self._answers.get(cache_key)
         if cached is None:
-            cached = self._make_answer(entry, request.params)
+            cached = self._make_answer(entry, params)
             if len(self._answers) >= 10_000:
                 self._answers.clear()
             self._answers[cache_key] = cached
         status, body, parsed, miss = cached
-        return SimulatedResponse(status, [_JSON_TYPE, *limits], body, parsed, miss)
+        return status, list(limits), body, parsed, miss
 
     def _make_answer(self, entry: Entry, params: dict[str, str]) -> tuple[int, bytes, Any, bool]:
         """(status, body, parsed body, miss) of an entry's answer to params: a pure function, cached."""
