@@ -149,6 +149,13 @@ class Fake:
         defaults (what `fakes serve` runs)."""
         return {}
 
+    def deliberate_5xx(self, status: int, headers: Mapping[str, str], body: bytes) -> bool:
+        """Whether a 5xx answer of the service API is one its documentation promises on purpose
+        (a saturation switch the user turned on, an upstream's own error passed on verbatim), not a
+        failure of the fake. The generic suites (the invariant harness) accept these and still
+        require an imported twin to answer the same. The kernel's injected faults are not asked."""
+        return False
+
     def sample_request(self) -> tuple[str, str]:
         """(method, path+query) of this service's heaviest common request, ready to succeed with
         :meth:`auth_headers` (prepares state and moves the clock if it must); the benchmark's

@@ -6,7 +6,8 @@ credential ladder, idempotency, saturation, a web firewall, simulated upstreams 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.routing import BaseRoute
@@ -91,6 +92,25 @@ class RelayFake(Fake):
         assert team is not None
         team.upstream_rate_limited = False
         return ("GET", f"/call/{SAMPLE_ENDPOINT}?domain=northwind.com")
+
+    def deliberate_5xx(self, status: int, headers: Mapping[str, str], body: bytes) -> bool:
+        """The relay's documented 5xx: 503 while saturated (the switch or the thresholds), its own
+        502/504 when an upstream fails or times out, and an upstream's own 5xx passed on verbatim
+        (it carries the call id but not the relay's error header)."""
+        lowered = {k.lower(): v for k, v in headers.items()}
+        names = self.model.h
+        if names.call_id.lower() not in lowered:
+            return False
+        if names.error.lower() not in lowered:
+            return True  # the upstream's own answer, as the seed says: a bare 5xx comes only from there
+        try:
+            error = json.loads(body)
+        except ValueError:
+            return False
+        if not isinstance(error, dict):
+            return False
+        return ((status == 503 and error.get("proxy_saturated") is True)
+                or (status, error.get("error")) in ((502, "upstream_failed"), (504, "upstream_timeout")))
 
     # -- helpers for routes ---------------------------------------------------------------------
     def model_headers(self) -> Headers:

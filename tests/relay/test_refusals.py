@@ -203,3 +203,33 @@ def test_header_prefix_renames_every_relay_header() -> None:
                         ).headers["X-Treg-Error"] == "1"
     with fake.client(headers={"X-Proxy-Token": team["token"]}) as http:
         assert http.get("/call/firmdata.companies.enrich", params={"domain": "northwind.com"}).status_code == 401
+
+
+def test_documented_5xx_are_deliberate_and_nothing_else_is(fake: RelayFake, team: dict[str, Any],
+                                                          client: httpx.Client) -> None:
+    """What the invariant harness accepts as a 5xx: the saturation 503, the relay's own 502/504 and
+    an upstream's own 5xx passed on; never the kernel's safety-net 500 or a 4xx refusal."""
+    def deliberate(response: httpx.Response) -> bool:
+        return fake.deliberate_5xx(response.status_code, response.headers, response.content)
+
+    fake.set_saturation(saturated=True)
+    saturated = client.get(ENRICH, params={"domain": "northwind.com"})
+    assert saturated.status_code == 503 and deliberate(saturated)
+    fake.set_saturation(saturated=False)
+    timed_out = client.get(ENRICH, params={"domain": "fail-timeout.example"})
+    assert timed_out.status_code == 504 and deliberate(timed_out)
+    upstream_500 = client.get(ENRICH, params={"domain": "fail-500.example"})
+    assert upstream_500.status_code == 500 and "X-Proxy-Error" not in upstream_500.headers
+    assert deliberate(upstream_500)
+
+    def broken(request: UpstreamRequest) -> UpstreamResponse:
+        raise RuntimeError("the user's upstream is broken")
+
+    fake.register_upstream("firmdata", broken)
+    failed = client.get(ENRICH, params={"domain": "northwind.com"})
+    assert failed.status_code == 502 and deliberate(failed)
+    assert not fake.deliberate_5xx(500, {"content-type": "application/json"},
+                                   b'{"detail": "internal error in the fake", "error": "internal"}')
+    refused = client.get(ENRICH)  # missing parameter: a 400 of the relay's own
+    assert refused.status_code == 400
+    assert not fake.deliberate_5xx(503, {"X-Proxy-Call-Id": "c", "X-Proxy-Error": "1"}, b'{"detail": "x"}')
