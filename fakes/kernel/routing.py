@@ -89,10 +89,13 @@ def _lean_app(route: Route) -> ASGIApp:
     if not (inspect.isfunction(handler) or inspect.ismethod(handler)) or not wrapped_by_starlette:
         return route.app  # an ASGI endpoint, or one with route middleware: as Starlette built it
     endpoint: Callable[[Request], Any] = route.endpoint
-    call = endpoint if is_async_callable(endpoint) else functools.partial(run_in_threadpool, endpoint)
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        response = await call(Request(scope, receive, send))
-        await response(scope, receive, send)
+    if is_async_callable(endpoint):
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            response = await endpoint(Request(scope, receive, send))
+            await response(scope, receive, send)
+    else:  # a plain function runs in a worker thread, as Starlette runs it
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            response = await run_in_threadpool(endpoint, Request(scope, receive, send))
+            await response(scope, receive, send)
 
     return app
