@@ -18,8 +18,9 @@ from fakes.kernel.fake import Fake
 from fakes.kernel.http import dumps
 
 from . import control, openapi, routes, rules
+from .calls import Headers
 from .mcp import McpApp
-from .model import Headers, RelayModel
+from .model import RelayModel
 from .settings import RelaySettings
 from .upstreams import AsgiUpstream, CannedUpstream, Handler, UpstreamRequest, UpstreamResponse, validate_canned
 

@@ -24,7 +24,7 @@ from starlette.types import Receive, Scope, Send
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, json_response, parse_json
 
-from .model import CallInput
+from .calls import CallInput
 from .teams import Team
 
 if TYPE_CHECKING:

@@ -1,98 +1,32 @@
-"""The relay's state and rules: the catalogue (shared) plus user additions, teams, calls, the
-idempotency store, saturation and upstreams, and the call pipeline. Plain Python, no HTTP types:
-routes hand in a :class:`CallInput` and get a :class:`CallOutput` (status, headers, body).
+"""The relay's state and rules: the catalogue (shared) plus user additions
+(:mod:`fakes.relay.overlay`), teams, the call pipeline (:mod:`fakes.relay.calls`), the
+idempotency store, saturation, upstreams, and the exported state. Plain Python, no HTTP types.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ControlError
-from fakes.kernel.http import dumps
-from fakes.kernel.verdicts import ClientRule
 
-from . import billing, catalogue, data, rules
+from . import billing, catalogue, data
+from .calls import CallPipeline, Headers
 from .catalogue import Entry, Provider
 from .saturation import Saturation
 from .settings import RelaySettings
-from .teams import OWN_TOOL, RELAY_KEY, SECRET, Team
-from .upstreams import (
-    NOT_PARSED,
-    AsgiUpstream,
-    CannedUpstream,
-    Handler,
-    SimulatedResponse,
-    SimulatedUpstream,
-    UpstreamRequest,
-    UpstreamResponse,
-    UpstreamTimeout,
-    call_handler,
-)
-
-MAX_CALL_RECORDS = 20_000
-_HOP_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection", "authorization"})
-_RESPONSE_DROP = frozenset({"content-length", "transfer-encoding", "connection"})
-RETRY_WINDOW_MS = 300_000
+from .teams import Team
+from .upstreams import AsgiUpstream, CannedUpstream, Handler, SimulatedUpstream
 
 
-@dataclass
-class Headers:
-    """The relay's header names under one prefix (X-Proxy by default, X-Treg for the real names)."""
-
-    prefix: str
-
-    def __post_init__(self) -> None:
-        p = self.prefix
-        self.token, self.body_encoding = f"{p}-Token", f"{p}-Body-Encoding"
-        self.call_id, self.cost = f"{p}-Call-Id", f"{p}-Cost-Micro"
-        self.replay, self.error, self.served_by = f"{p}-Idempotent-Replay", f"{p}-Error", f"{p}-Served-By"
-        self.lower_prefix = p.lower() + "-"
-        self.token_b, self.body_encoding_b = self.token.lower().encode(), self.body_encoding.lower().encode()
-
-
-@dataclass(slots=True)
-class CallInput:
-    method: str
-    target: str  # what follows /call/: a catalogue id or a full upstream URL
-    query: str
-    params: dict[str, str]
-    headers: list[tuple[bytes, bytes]]  # as the ASGI scope has them (decoded only for a registered upstream)
-    body: bytes
-    token: str | None
-    idempotency_key: str | None
-
-
-@dataclass(slots=True)
-class CallOutput:
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes
-    flags: list[tuple[ClientRule, str]] = field(default_factory=list)
-    record: dict[str, Any] | None = None
-
-    def json(self) -> Any:
-        return billing.parse_json(self.body)
-
-
-class Refusal(Exception):
-    """The relay's own refusal of a call: JSON with ``detail`` and the error header."""
-
-    def __init__(self, status: int, body: dict[str, Any], headers: list[tuple[str, str]] | None = None) -> None:
-        super().__init__(body.get("detail"))
-        self.status, self.body, self.headers = status, body, headers or []
-
-
-class RelayModel:
+class RelayModel(CallPipeline):
     def __init__(self, clock: Clock, settings: RelaySettings, seed: int) -> None:
         self.clock = clock
         self.settings = settings
         self.seed = seed
         self.h = Headers(settings.header_prefix)
+        self.prefix = self.h.prefix
         self.base = catalogue.build(seed, settings.providers, settings.endpoints, settings.relay_name,
                                     settings.upstream_rate_limit)
         self.extra_providers: dict[str, Provider] = {}
@@ -115,174 +49,6 @@ class RelayModel:
         self.not_before_ms: dict[str, int] = {}  # team -> end of its last 503's Retry-After
         self.billed_posts: dict[str, dict[str, int]] = {}  # team -> fingerprint of a billed keyless POST -> at
 
-    # -- catalogue -------------------------------------------------------------------------------
-    def entry(self, entry_id: str) -> Entry | None:
-        return self.extra_entries.get(entry_id) or self.base.entries.get(entry_id)
-
-    def provider(self, service: str) -> Provider | None:
-        return self.extra_providers.get(service) or self.base.providers.get(service)
-
-    def all_entries(self) -> list[Entry]:
-        if not self.extra_entries:
-            return list(self.base.entries.values())
-        return [*self.base.entries.values(), *(e for k, e in self.extra_entries.items() if k not in self.base.entries)]
-
-    def all_providers(self) -> list[Provider]:
-        return [*self.base.providers.values(),
-                *(p for k, p in self.extra_providers.items() if k not in self.base.providers)]
-
-    def provider_for_host(self, host: str) -> str | None:
-        for service, prov in self.extra_providers.items():
-            if prov["host"] == host:
-                return service
-        return self.base.by_host.get(host)
-
-    def entry_for_route(self, provider: str, method: str, path: str) -> Entry | None:
-        found = self.extra_routes.get((provider, method, path)) or self.base.by_route.get((provider, method, path))
-        return self.entry(found) if found else None
-
-    def search(self, query: str, limit: int) -> dict[str, Any]:
-        words = [w for w in query.lower().replace(".", " ").replace("-", " ").split() if w]
-        scored: list[tuple[int, str, Entry]] = []
-        for entry in self.all_entries():
-            if not words:
-                scored.append((0 if entry["curated"] else 1, entry["id"], entry))
-                continue
-            haystack = f"{entry['id']} {entry['summary']} {entry['capability']}".lower()
-            hits = sum(1 for w in words if w in haystack)
-            if hits:
-                scored.append((-hits * 10 - (3 if entry["curated"] else 0), entry["id"], entry))
-        scored.sort(key=lambda row: (row[0], row[1]))
-        results = [self.endpoint_view(e) for _, _, e in scored[:limit]]
-        hints = [] if results else ["no endpoint matches; try fewer words, e.g. 'email find' or 'company enrich'"]
-        if results and any(e["provider"] == self.settings.relay_name for _, _, e in scored[:limit]):
-            hints.append(f"{self.settings.relay_name}.* ids are routed: the relay picks the cheapest usable provider")
-        return {"query": query, "count": len(results), "total": len(scored), "results": results, "hints": hints}
-
-    def endpoint_view(self, entry: Entry) -> dict[str, Any]:
-        provider = self.provider(entry["provider"])
-        return {"id": entry["id"], "provider": entry["provider"],
-                "provider_display": provider["display_name"] if provider else entry["provider"],
-                "summary": entry["summary"], "method": entry["method"], "path": entry["path"],
-                "scope": entry["scope"], "domain": entry["domain"], "capability": entry["capability"],
-                "platform": entry["platform"], "call_template": catalogue.call_template(entry, self.h.prefix),
-                "cost": entry["cost"], "verified": entry["verified"], "docs_url": entry["docs_url"],
-                "has_example": True, "input": entry["input"], "curated": entry["curated"],
-                "routed": bool(entry.get("candidates"))}
-
-    def endpoint_detail(self, entry_id: str) -> dict[str, Any] | None:
-        entry = self.entry(entry_id)
-        if entry is None:
-            return None
-        provider = self.provider(entry["provider"])
-        siblings = sorted(e["id"] for e in self.all_entries()
-                          if e["provider"] == entry["provider"] and e["domain"] == entry["domain"]
-                          and e["id"] != entry_id)[:10]
-        example = self.example_response(entry)
-        return {"endpoint": self.endpoint_view(entry),
-                "provider": ({k: provider[k] for k in ("service", "display_name", "limits", "pricing_url", "docs")}
-                             if provider else {"service": entry["provider"], "display_name": "routed",
-                                               "limits": {}, "pricing_url": None, "docs": None}),
-                "siblings": siblings, "call_template": catalogue.call_template(entry, self.h.prefix),
-                "example_response": example, "candidates": entry.get("candidates", []),
-                "hints": [] if entry["cost"] else ["no published price: call it with your own key "
-                                                   "(a registered tool or a stored secret)"]}
-
-    def access(self, entry_id: str, team: Team | None) -> dict[str, Any] | None:
-        """How a call of the entry would be served for this team (the real /access view)."""
-        entry = self.entry(entry_id)
-        if entry is None:
-            return None
-        if entry.get("candidates"):
-            try:
-                entry = self._choose_route(team or Team("", "", "", 0), entry)
-            except Refusal:
-                return {"tier": "none", "detail": "no provider of this capability is usable",
-                        "estimated_cost_micro": None, "estimated_cost_usd": None}
-        kind, _ = team.credential_for(entry["provider"]) if team else (RELAY_KEY, None)
-        if kind != RELAY_KEY:
-            return {"tier": "tool" if kind == OWN_TOOL else "credential", "detail": f"served with the team's {kind}",
-                    "estimated_cost_micro": 0, "estimated_cost_usd": 0.0}
-        if entry["cost"] is None:
-            return {"tier": "none", "detail": "no published price and no own key: register a tool or store a "
-                                              f"secret for {entry['provider']}",
-                    "estimated_cost_micro": None, "estimated_cost_usd": None}
-        micro = billing.estimate(entry["cost"], {})
-        return {"tier": "platform", "detail": "served on the relay's key, billed from the team balance",
-                "estimated_cost_micro": micro, "estimated_cost_usd": micro / 1_000_000}
-
-    def example_response(self, entry: Entry) -> Any:
-        params = catalogue.example_params(entry)
-        rng = data.rng_for(self.seed, entry["id"], sorted(params.items()))
-        return data.answer(entry["kind"], rng, params, 2)
-
-    def platforms(self) -> list[dict[str, Any]]:
-        rows: dict[str, dict[str, Any]] = {}
-        for entry in self.all_entries():
-            row = rows.setdefault(entry["provider"], {"slug": entry["provider"], "endpoints": 0, "priced": 0})
-            row["endpoints"] += 1
-            row["priced"] += 1 if entry["cost"] else 0
-        for row in rows.values():
-            provider = self.provider(row["slug"])
-            row["display_name"] = provider["display_name"] if provider else "routed capabilities"
-            row["host"] = provider["host"] if provider else None
-        return sorted(rows.values(), key=lambda r: r["slug"])
-
-    def add_provider(self, body: dict[str, Any]) -> Provider:
-        service = body.get("provider")
-        if not isinstance(service, str) or not service.replace("-", "").isalnum() or not service.islower():
-            raise ControlError(400, "provider must be a lower-case slug (letters, digits, -)", code="invalid_body")
-        if self.provider(service) is not None or service == self.settings.relay_name:
-            raise ControlError(409, f"provider {service!r} exists already", code="conflict")
-        host = body.get("host", f"api.{service}.example")
-        if not isinstance(host, str) or not host or "/" in host:
-            raise ControlError(400, "host must be a host name", code="invalid_body")
-        if self.provider_for_host(host):
-            raise ControlError(409, f"host {host!r} belongs to another provider", code="conflict")
-        prov = {"service": service, "display_name": str(body.get("display_name", data.display_name(service))),
-                "host": host, "runs_on_relay": False, "limits": {"per_minute": self.settings.upstream_rate_limit},
-                "pricing_url": f"https://{host}/pricing", "docs": f"https://{host}/docs"}
-        self.extra_providers[service] = prov
-        return prov
-
-    def add_entry(self, body: dict[str, Any]) -> Entry:
-        entry_id, method, path = body.get("id"), str(body.get("method", "GET")).upper(), body.get("path")
-        if not isinstance(entry_id, str) or entry_id.count(".") < 2 or " " in entry_id:
-            raise ControlError(400, "id must be a dotted <provider>.<area>.<action>", code="invalid_body")
-        service = entry_id.split(".")[0]
-        prov = self.provider(service)
-        if prov is None:
-            raise ControlError(404, f"no provider {service!r}; add it first (POST /_fake/providers)", code="not_found")
-        if self.entry(entry_id) is not None:
-            raise ControlError(409, f"entry {entry_id!r} exists already", code="conflict")
-        if method not in ("GET", "POST") or not isinstance(path, str) or not path.startswith("/"):
-            raise ControlError(400, "method must be GET or POST and path must start with /", code="invalid_body")
-        params = body.get("params", {})
-        if not isinstance(params, dict) or not all(isinstance(v, dict) for v in params.values()):
-            raise ControlError(400, "params maps names to {type, required, example}", code="invalid_body")
-        price = body.get("cost")
-        if price is not None:
-            if (not isinstance(price, dict) or price.get("type") not in catalogue.COST_TYPES
-                    or not isinstance(price.get("value"), int) or isinstance(price.get("value"), bool)
-                    or price["value"] < 0):
-                raise ControlError(400, "cost is null or {type: per_call|per_success|per_result|free, value: "
-                                        "micro-USD}", code="invalid_body")
-            price = catalogue.cost(price["type"], price["value"])
-        query_params = {name: {"type": str(spec.get("type", "string")), "required": bool(spec.get("required")),
-                               "note": str(spec.get("note", "")), "example": spec.get("example", "example")}
-                        for name, spec in params.items()}
-        entry = catalogue._entry(entry_id, method, path, str(body.get("capability", "custom")),
-                                 str(body.get("kind", "generic")), query_params, price,
-                                 str(body.get("summary", entry_id)), "web", prov["host"], bool(body.get("curated")))
-        if entry["kind"] not in ("email", "verify", "person", "match", "company", "people", "lookalikes", "jobs",
-                                 "list", "write", "generic"):
-            raise ControlError(400, "kind is one of email, verify, person, match, company, people, lookalikes, "
-                                    "jobs, list, write, generic", code="invalid_body")
-        self.extra_entries[entry_id] = entry
-        self.extra_routes[(service, method, path)] = entry_id
-        self._targets.clear()
-        return entry
-
     # -- teams -----------------------------------------------------------------------------------
     def create_team(self, balance_micro: int | None = None, name: str | None = None, *,
                     upstream_rate_limited: bool = True) -> Team:
@@ -303,14 +69,9 @@ class RelayModel:
             raise ControlError(404, f"no team {team_id!r}", code="not_found")
         return team
 
-    def team_for_token(self, token: str | None) -> Team | None:
-        team_id = self.tokens.get(token) if token else None
-        return self.teams.get(team_id) if team_id else None
-
     def known_provider(self, service: str) -> None:
         if self.provider(service) is None:
             raise ControlError(404, f"no provider {service!r} in the catalogue", code="not_found")
-
     # -- upstreams -------------------------------------------------------------------------------
     def register_upstream(self, provider: str, handler: Handler, spec: dict[str, Any] | None = None) -> None:
         self.known_provider(provider)
@@ -319,322 +80,6 @@ class RelayModel:
             self.upstream_specs[provider] = spec
         else:
             self.upstream_specs.pop(provider, None)
-
-    # -- the call pipeline -----------------------------------------------------------------------
-    def next_call_id(self) -> str:
-        self.call_seq += 1
-        return f"call_{self._id_prefix}{self.call_seq:010x}"
-
-    async def call(self, request: CallInput) -> CallOutput:
-        call_id = self.next_call_id()
-        flags: list[tuple[ClientRule, str]] = []
-        team = self.team_for_token(request.token)
-        try:
-            if team is None:
-                raise Refusal(401, {"detail": f"missing or unknown {self.h.token}: sign in and send the team's "
-                                              f"token in {self.h.token}", "error": "unauthorized"})
-            if self.not_before_ms or request.method == "POST":
-                self._check_retry_rules(team, request, flags)
-            entry, provider, upstream_path, routed = self._resolve(request)
-            if request.idempotency_key is None:
-                return await self._forward(call_id, team, request, entry, provider, upstream_path, routed, flags)
-            return await self._idempotent(call_id, team, request, entry, provider, upstream_path, routed, flags)
-        except Refusal as refusal:
-            if refusal.status == 503 and team is not None:
-                retry_after = int(refusal.body.get("retry_after_s", 0))
-                self.not_before_ms[team.team_id] = self.clock.now_ms() + retry_after * 1000
-            return self._refusal_output(call_id, refusal, flags)
-
-    def _refusal_output(self, call_id: str, refusal: Refusal, flags: list[tuple[ClientRule, str]]) -> CallOutput:
-        headers = [("content-type", "application/json"), (self.h.call_id, call_id), (self.h.error, "1"),
-                   *refusal.headers]
-        return CallOutput(refusal.status, headers, dumps(refusal.body), flags)
-
-    def _check_retry_rules(self, team: Team, request: CallInput, flags: list[tuple[ClientRule, str]]) -> None:
-        now = self.clock.now_ms()
-        not_before = self.not_before_ms.get(team.team_id)
-        if not_before is not None:
-            if now < not_before:
-                flags.append((rules.RETRY_BEFORE_RETRY_AFTER,
-                              f"called {(not_before - now) / 1000:.1f} s before the Retry-After of the last 503"))
-            else:
-                del self.not_before_ms[team.team_id]
-        if request.method == "POST" and request.idempotency_key is None:
-            fp = billing.fingerprint(request.method, request.target, request.query, request.body)
-            seen = self.billed_posts.get(team.team_id, {})
-            at = seen.get(fp)
-            if at is not None and now - at <= RETRY_WINDOW_MS:
-                flags.append((rules.BILLED_POST_RETRY,
-                              f"the same POST /call/{request.target[:80]} was billed {(now - at) / 1000:.0f} s ago "
-                              "and is sent again without an Idempotency-Key"))
-
-    def _resolve(self, request: CallInput) -> tuple[Entry | None, str, str, bool]:
-        """(entry or None, provider, upstream path, routed) of the call's target, or a refusal."""
-        target = request.target
-        known = self._targets.get(target)
-        if known is None:
-            if target.lower().startswith(("http://", "https://", "http:/", "https:/")):
-                return self._resolve_url(request)
-            entry = self.entry(target)
-            if entry is None:
-                raise Refusal(404, {"detail": f"no catalogue entry {target!r}", "error": "unknown_endpoint",
-                                    "hint": "search the catalogue: GET /catalog/search?q=<words>",
-                                    "did_you_mean": [r["id"] for r in self.search(target, 3)["results"]]})
-            required = tuple(name for name, spec in entry["input"]["queryParams"].items() if spec["required"])
-            known = (entry, entry["provider"], entry["path"], bool(entry.get("candidates")), required)
-            if len(self._targets) >= 4096:
-                self._targets.clear()
-            self._targets[target] = known
-        entry, provider, path, routed, required = known
-        params = request.params
-        for name in required:
-            if not params.get(name):
-                raise Refusal(400, {"detail": f"{entry['id']} requires --query {name}=<value>",
-                                    "error": "missing_parameter", "parameter": name})
-        return entry, provider, path, routed
-
-    def _resolve_url(self, request: CallInput) -> tuple[Entry | None, str, str, bool]:
-        target = request.target
-        try:
-            parts = urlsplit(target if "://" in target else target.replace(":/", "://", 1))
-            host = (parts.hostname or "").lower()
-        except ValueError:
-            raise Refusal(400, {"detail": f"not a valid upstream URL: {target[:200]!r}",
-                                "error": "invalid_upstream_url"}) from None
-        provider = self.provider_for_host(host)
-        if provider is None:
-            raise Refusal(404, {"detail": f"no catalogued provider owns the host {host!r}; the relay forwards "
-                                          "only to the providers of its catalogue (GET /catalog/platforms)",
-                                "error": "unknown_upstream_host", "host": host})
-        path = parts.path or "/"
-        return self.entry_for_route(provider, request.method, path), provider, path, False
-
-    async def _idempotent(self, call_id: str, team: Team, request: CallInput, entry: Entry | None, provider: str,
-                          upstream_path: str, routed: bool, flags: list[tuple[ClientRule, str]]) -> CallOutput:
-        key = str(request.idempotency_key)
-        fp = billing.fingerprint(request.method, request.target, request.query, request.body)
-        while True:
-            stored = self.idempotency.lookup(team.team_id, key, self.clock.now_ms())
-            if stored is None:
-                break
-            if stored.fingerprint != fp:
-                raise Refusal(422, {"detail": "this Idempotency-Key was used for a different request; use a new key "
-                                              "for a new request", "error": "idempotency_key_reused"})
-            if stored.complete:
-                return self._replay(call_id, team, stored, flags)
-            assert stored.done is not None
-            await stored.done.wait()  # a concurrent retry: wait for the first call's answer
-        stored = self.idempotency.begin(team.team_id, key, fp, self.clock.now_ms() + self.settings.idempotency_ttl_s
-                                        * 1000)
-        output: CallOutput | None = None
-        try:
-            output = await self._forward(call_id, team, request, entry, provider, upstream_path, routed, flags)
-            return output
-        except Refusal as refusal:
-            output = self._refusal_output(call_id, refusal, [])
-            raise
-        finally:
-            keep = output is not None and output.record is not None and output.status < 500
-            if keep and output is not None:
-                stored.status, stored.body, stored.call_id = output.status, output.body, call_id
-                stored.headers = [(k, v) for k, v in output.headers if k != self.h.call_id]
-            self.idempotency.finish(team.team_id, key, stored, keep)
-
-    def _replay(self, call_id: str, team: Team, stored: billing.StoredAnswer,
-                flags: list[tuple[ClientRule, str]]) -> CallOutput:
-        original = self.calls.get(stored.call_id, {})
-        record = {"call_id": call_id, "endpoint_id": original.get("endpoint_id"), "provider": original.get("provider"),
-                  "credential": original.get("credential"), "status": stored.status, "cost_micro": 0, "billed": False,
-                  "replayed": True, "replay_of": stored.call_id, "team_id": team.team_id,
-                  "epoch_ms": self.clock.now_ms()}
-        self._remember(record)
-        headers = [*stored.headers, (self.h.call_id, call_id), (self.h.replay, "true")]
-        return CallOutput(stored.status, headers, stored.body, flags, record)
-
-    def _choose_route(self, team: Team, entry: Entry) -> Entry:
-        usable: list[tuple[int, int, str, Entry]] = []
-        for candidate_id in entry["candidates"]:
-            candidate = self.entry(candidate_id)
-            if candidate is None:
-                continue
-            kind, _ = team.credential_for(candidate["provider"])
-            if kind != RELAY_KEY:
-                usable.append((0, 0, candidate_id, candidate))
-            elif candidate["cost"] is not None:
-                usable.append((1, int(candidate["cost"]["value"]), candidate_id, candidate))
-        if not usable:
-            raise Refusal(404, {"detail": f"{entry['id']}: no provider of this capability is usable: none has a "
-                                          "published price and the team has no own key for any of "
-                                          f"{', '.join(entry['candidates'])}", "error": "no_usable_provider"})
-        return min(usable, key=lambda row: row[:3])[3]
-
-    async def _forward(self, call_id: str, team: Team, request: CallInput, entry: Entry | None, provider: str,
-                       upstream_path: str, routed: bool, flags: list[tuple[ClientRule, str]]) -> CallOutput:
-        routed_id = None
-        if routed and entry is not None:
-            routed_id = entry["id"]
-            entry = self._choose_route(team, entry)
-            provider, upstream_path = entry["provider"], entry["path"]
-        now = self.clock.now_ms()
-        credential, key = team.credential_for(provider)
-        price = entry["cost"] if entry is not None else None
-        endpoint_id = entry["id"] if entry is not None else None
-        label = endpoint_id or provider
-        estimated = 0
-        if credential == RELAY_KEY:
-            if price is None:
-                what = endpoint_id or f"{request.method} {upstream_path} on {provider}"
-                raise Refusal(404, {"detail": f"{what} has no published price, so the relay will not call it on its "
-                                              f"own key (it is refused, not served free).\n  use your own key: "
-                                              f"register a tool or store a secret for provider {provider!r} "
-                                              f"(POST /_fake/teams/{{id}}/tools or /secrets), or pick a priced "
-                                              "alternative from GET /catalog/search", "error": "no_published_price",
-                                    "provider": provider, "endpoint_id": endpoint_id})
-            estimated = billing.estimate(price, request.params)
-            if estimated > team.available_micro:
-                raise Refusal(402, self._insufficient(team, label, provider, estimated))
-        method = (entry["method"] if entry is not None and (routed_id is not None or request.target == entry["id"])
-                  else request.method)
-        # A simulated provider with nothing to wait for answers at once: no task switch can come
-        # between the balance check and the charge, so the call needs no hold and is never in flight.
-        at_once = provider not in self.upstreams and not (self.settings.upstream_latency_ms
-                                                           and self.clock.mode != "manual")
-        reason = self.saturation.admit_instant(now) if at_once else self.saturation.admit(now)
-        if reason is not None:
-            retry = self.saturation.retry_after_s
-            raise Refusal(503, {"proxy_saturated": True, "detail": reason + f"; retry after {retry} s",
-                                "retry_after_s": retry}, [("retry-after", str(retry))])
-        if at_once:
-            try:
-                status, headers, body, parsed, miss = self.simulated.respond(
-                    entry, provider, method, upstream_path, request.params, credential, now,
-                    team.upstream_rate_limited)
-            except UpstreamTimeout as exc:
-                self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
-                raise Refusal(504, {"detail": f"upstream timed out: {exc}", "error": "upstream_timeout"}) from None
-            if miss is None:
-                if parsed is NOT_PARSED:
-                    parsed = billing.parse_json(body)
-                miss = billing.is_miss(status, parsed)
-            cost = billing.charge(price, status, parsed, estimated, miss) if credential == RELAY_KEY else 0
-            if cost:
-                team.debit(call_id, min(cost, estimated), now, label)
-        else:
-            status, headers, body, miss, cost = await self._call_upstream(
-                call_id, team, request, entry, provider, upstream_path, method, credential, key, price, estimated,
-                now, label, endpoint_id, routed_id)
-        return self._finish(call_id, team, request, entry, endpoint_id, provider, credential, routed_id, status,
-                            headers, body, miss, cost, now, flags)
-
-    async def _call_upstream(self, call_id: str, team: Team, request: CallInput, entry: Entry | None, provider: str,
-                             upstream_path: str, method: str, credential: str, key: str | None,
-                             price: dict[str, Any] | None, estimated: int, now: int, label: str,
-                             endpoint_id: str | None, routed_id: str | None
-                             ) -> tuple[int, list[tuple[str, str]], bytes, bool, int]:
-        """A registered upstream, or a simulated one that takes time: the estimate is held meanwhile."""
-        if estimated:
-            team.hold(call_id, estimated, label)
-        known = self.provider(provider)
-        upstream_request = UpstreamRequest(
-            method=method, host=known["host"] if known is not None else provider, path=upstream_path,
-            query=request.query, params=request.params,
-            headers=(self._upstream_headers(request.headers, provider, credential, key)
-                     if provider in self.upstreams else []),
-            body=request.body, credential=credential)
-        try:
-            response = await self._upstream(provider, entry, upstream_request, now, team.upstream_rate_limited)
-        except UpstreamTimeout as exc:
-            team.settle(call_id, 0, now, label)
-            self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
-            raise Refusal(504, {"detail": f"upstream timed out: {exc}", "error": "upstream_timeout"}) from None
-        except Exception as exc:  # a user's upstream that fails: the relay's own 502, never billed
-            team.settle(call_id, 0, now, label)
-            raise Refusal(502, {"detail": f"the upstream of {provider} failed: {exc!r}", "error": "upstream_failed"}
-                          ) from None
-        finally:
-            self.saturation.release()
-        body = response.parsed if response.parsed is not NOT_PARSED else billing.parse_json(response.body)
-        if isinstance(response, SimulatedResponse):  # a cached answer: its miss known, no framing header
-            miss, headers = response.miss, list(response.headers)
-        else:
-            miss = billing.is_miss(response.status, body)
-            headers = [(k, v) for k, v in response.headers if k.lower() not in _RESPONSE_DROP]
-        cost = billing.charge(price, response.status, body, estimated, miss) if credential == RELAY_KEY else 0
-        team.settle(call_id, cost, now, label)
-        return response.status, headers, response.body, miss, cost
-
-    def _finish(self, call_id: str, team: Team, request: CallInput, entry: Entry | None, endpoint_id: str | None,
-                provider: str, credential: str, routed_id: str | None, status: int, headers: list[tuple[str, str]],
-                body: bytes, miss: bool, cost: int, now: int, flags: list[tuple[ClientRule, str]]) -> CallOutput:
-        """Statistics, the call record and the relay's headers of an answered call."""
-        if entry is not None and status < 500:
-            stat = self.stats.get(endpoint_id)  # type: ignore[arg-type]
-            if stat is None:
-                stat = self.stats[entry["id"]] = [0, 0]
-            stat[0] += 1
-            if not miss and status < 400:
-                stat[1] += 1
-        record = self._record(call_id, team, endpoint_id, provider, credential, status, cost, routed_id, now)
-        if cost and request.method == "POST" and request.idempotency_key is None:
-            fp = billing.fingerprint(request.method, request.target, request.query, request.body)
-            seen = self.billed_posts.setdefault(team.team_id, {})
-            if len(seen) > 1000:
-                seen.clear()
-            seen[fp] = now
-        h = self.h
-        headers.append((h.call_id, call_id))
-        if credential == RELAY_KEY:
-            headers.append((h.cost, str(cost)))
-        if routed_id is not None:
-            headers.append((h.served_by, provider))
-        return CallOutput(status, headers, body, flags, record)
-
-    def _insufficient(self, team: Team, what: str, provider: str, estimated: int) -> dict[str, Any]:
-        message = (f"{what} would cost ~${estimated / 1_000_000:.4f} on the relay's {provider} key and this team's "
-                   f"balance is ${team.available_micro / 1_000_000:.4f}; add funds at {self.settings.topup_url} or "
-                   f"use your own key for {provider}")
-        fields = {"error": "insufficient_balance", "balance_micro": team.available_micro,
-                  "estimated_cost_micro": estimated, "topup_url": self.settings.topup_url}
-        if self.settings.error_envelope == "detail":
-            return {"detail": {"error": "insufficient_balance", "message": message, **fields, "provider": provider,
-                               "endpoint_id": what}}
-        return {"detail": message, **fields}
-
-    def _upstream_headers(self, raw: list[tuple[bytes, bytes]], provider: str, credential: str,
-                          key: str | None) -> list[tuple[str, str]]:
-        """The caller's headers minus the relay's own and hop-by-hop ones, plus the credential."""
-        headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in raw]
-        kept = [(k, v) for k, v in headers
-                if k not in _HOP_HEADERS and not k.startswith(self.h.lower_prefix) and k != "idempotency-key"]
-        injected = key if credential in (OWN_TOOL, SECRET) and key else f"relay-key-{provider}"
-        kept.append(("authorization", f"Bearer {injected}"))
-        return kept
-
-    async def _upstream(self, provider: str, entry: Entry | None, request: UpstreamRequest,
-                        now: int, rate_limited: bool = True) -> UpstreamResponse:
-        latency = self.settings.upstream_latency_ms
-        if latency and self.clock.mode != "manual":
-            await asyncio.sleep(latency / 1000 / max(self.clock.rate, 1e-9))
-        handler = self.upstreams.get(provider)
-        if handler is not None:
-            return await call_handler(handler, request)
-        return self.simulated.answer(entry, provider, request, now, rate_limited=rate_limited)
-
-    def _record(self, call_id: str, team: Team, endpoint_id: str | None, provider: str, credential: str,
-                status: int, cost: int, routed_id: str | None, now: int) -> dict[str, Any]:
-        record = {"call_id": call_id, "endpoint_id": endpoint_id, "provider": provider, "credential": credential,
-                  "status": status, "cost_micro": cost, "billed": cost > 0, "replayed": False,
-                  "team_id": team.team_id, "epoch_ms": now}
-        if routed_id is not None:
-            record["routed_id"] = routed_id
-        self._remember(record)
-        return record
-
-    def _remember(self, record: dict[str, Any]) -> None:
-        self.calls[record["call_id"]] = record
-        if len(self.calls) > MAX_CALL_RECORDS:
-            self.calls.popitem(last=False)
-
     # -- state -----------------------------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
         return {
@@ -677,7 +122,6 @@ class RelayModel:
                 self.register_upstream(provider, CannedUpstream(spec["responses"]), spec)
         self.call_seq = int(state.get("call_seq", 0))
         self.team_seq = int(state.get("team_seq", len(self.teams)))
-
 
 def asgi_upstream(app: Any) -> Handler:
     return AsgiUpstream(app)

@@ -23,7 +23,7 @@ from fakes.kernel.http import json_response, parse_query, query_int
 from fakes.kernel.verdicts import flag
 
 from . import pages, rules
-from .model import CallInput, CallOutput
+from .calls import CallInput, CallOutput
 from .teams import Team
 
 if TYPE_CHECKING:

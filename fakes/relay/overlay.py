@@ -1,0 +1,172 @@
+"""The relay's catalogue as one model sees it: the shared generated catalogue plus this model's
+own additions (providers and entries added through the control plane or an imported state),
+searched, viewed and extended here. Part of :class:`fakes.relay.model.RelayModel`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakes.kernel.errors import ControlError
+
+from . import catalogue, data
+from .catalogue import Catalogue, Entry, Provider
+from .settings import RelaySettings
+
+
+class CatalogueOverlay:
+    """The catalogue part of the relay's model (the model sets these attributes)."""
+
+    settings: RelaySettings
+    seed: int
+    prefix: str  # the relay's header prefix, for call templates
+    base: Catalogue
+    extra_providers: dict[str, Provider]
+    extra_entries: dict[str, Entry]
+    extra_routes: dict[tuple[str, str, str], str]
+    #: catalogue id -> (entry, provider, path, routed, required parameters); emptied when entries change
+    _targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]]
+
+    def entry(self, entry_id: str) -> Entry | None:
+        return self.extra_entries.get(entry_id) or self.base.entries.get(entry_id)
+
+    def provider(self, service: str) -> Provider | None:
+        return self.extra_providers.get(service) or self.base.providers.get(service)
+
+    def all_entries(self) -> list[Entry]:
+        if not self.extra_entries:
+            return list(self.base.entries.values())
+        return [*self.base.entries.values(), *(e for k, e in self.extra_entries.items() if k not in self.base.entries)]
+
+    def all_providers(self) -> list[Provider]:
+        return [*self.base.providers.values(),
+                *(p for k, p in self.extra_providers.items() if k not in self.base.providers)]
+
+    def provider_for_host(self, host: str) -> str | None:
+        for service, prov in self.extra_providers.items():
+            if prov["host"] == host:
+                return service
+        return self.base.by_host.get(host)
+
+    def entry_for_route(self, provider: str, method: str, path: str) -> Entry | None:
+        found = self.extra_routes.get((provider, method, path)) or self.base.by_route.get((provider, method, path))
+        return self.entry(found) if found else None
+
+    def search(self, query: str, limit: int) -> dict[str, Any]:
+        words = [w for w in query.lower().replace(".", " ").replace("-", " ").split() if w]
+        scored: list[tuple[int, str, Entry]] = []
+        for entry in self.all_entries():
+            if not words:
+                scored.append((0 if entry["curated"] else 1, entry["id"], entry))
+                continue
+            haystack = f"{entry['id']} {entry['summary']} {entry['capability']}".lower()
+            hits = sum(1 for w in words if w in haystack)
+            if hits:
+                scored.append((-hits * 10 - (3 if entry["curated"] else 0), entry["id"], entry))
+        scored.sort(key=lambda row: (row[0], row[1]))
+        results = [self.endpoint_view(e) for _, _, e in scored[:limit]]
+        hints = [] if results else ["no endpoint matches; try fewer words, e.g. 'email find' or 'company enrich'"]
+        if results and any(e["provider"] == self.settings.relay_name for _, _, e in scored[:limit]):
+            hints.append(f"{self.settings.relay_name}.* ids are routed: the relay picks the cheapest usable provider")
+        return {"query": query, "count": len(results), "total": len(scored), "results": results, "hints": hints}
+
+    def endpoint_view(self, entry: Entry) -> dict[str, Any]:
+        provider = self.provider(entry["provider"])
+        return {"id": entry["id"], "provider": entry["provider"],
+                "provider_display": provider["display_name"] if provider else entry["provider"],
+                "summary": entry["summary"], "method": entry["method"], "path": entry["path"],
+                "scope": entry["scope"], "domain": entry["domain"], "capability": entry["capability"],
+                "platform": entry["platform"], "call_template": catalogue.call_template(entry, self.prefix),
+                "cost": entry["cost"], "verified": entry["verified"], "docs_url": entry["docs_url"],
+                "has_example": True, "input": entry["input"], "curated": entry["curated"],
+                "routed": bool(entry.get("candidates"))}
+
+    def endpoint_detail(self, entry_id: str) -> dict[str, Any] | None:
+        entry = self.entry(entry_id)
+        if entry is None:
+            return None
+        provider = self.provider(entry["provider"])
+        siblings = sorted(e["id"] for e in self.all_entries()
+                          if e["provider"] == entry["provider"] and e["domain"] == entry["domain"]
+                          and e["id"] != entry_id)[:10]
+        example = self.example_response(entry)
+        return {"endpoint": self.endpoint_view(entry),
+                "provider": ({k: provider[k] for k in ("service", "display_name", "limits", "pricing_url", "docs")}
+                             if provider else {"service": entry["provider"], "display_name": "routed",
+                                               "limits": {}, "pricing_url": None, "docs": None}),
+                "siblings": siblings, "call_template": catalogue.call_template(entry, self.prefix),
+                "example_response": example, "candidates": entry.get("candidates", []),
+                "hints": [] if entry["cost"] else ["no published price: call it with your own key "
+                                                   "(a registered tool or a stored secret)"]}
+
+    def example_response(self, entry: Entry) -> Any:
+        params = catalogue.example_params(entry)
+        rng = data.rng_for(self.seed, entry["id"], sorted(params.items()))
+        return data.answer(entry["kind"], rng, params, 2)
+
+    def platforms(self) -> list[dict[str, Any]]:
+        rows: dict[str, dict[str, Any]] = {}
+        for entry in self.all_entries():
+            row = rows.setdefault(entry["provider"], {"slug": entry["provider"], "endpoints": 0, "priced": 0})
+            row["endpoints"] += 1
+            row["priced"] += 1 if entry["cost"] else 0
+        for row in rows.values():
+            provider = self.provider(row["slug"])
+            row["display_name"] = provider["display_name"] if provider else "routed capabilities"
+            row["host"] = provider["host"] if provider else None
+        return sorted(rows.values(), key=lambda r: r["slug"])
+
+    def add_provider(self, body: dict[str, Any]) -> Provider:
+        service = body.get("provider")
+        if not isinstance(service, str) or not service.replace("-", "").isalnum() or not service.islower():
+            raise ControlError(400, "provider must be a lower-case slug (letters, digits, -)", code="invalid_body")
+        if self.provider(service) is not None or service == self.settings.relay_name:
+            raise ControlError(409, f"provider {service!r} exists already", code="conflict")
+        host = body.get("host", f"api.{service}.example")
+        if not isinstance(host, str) or not host or "/" in host:
+            raise ControlError(400, "host must be a host name", code="invalid_body")
+        if self.provider_for_host(host):
+            raise ControlError(409, f"host {host!r} belongs to another provider", code="conflict")
+        prov = {"service": service, "display_name": str(body.get("display_name", data.display_name(service))),
+                "host": host, "runs_on_relay": False, "limits": {"per_minute": self.settings.upstream_rate_limit},
+                "pricing_url": f"https://{host}/pricing", "docs": f"https://{host}/docs"}
+        self.extra_providers[service] = prov
+        return prov
+
+    def add_entry(self, body: dict[str, Any]) -> Entry:
+        entry_id, method, path = body.get("id"), str(body.get("method", "GET")).upper(), body.get("path")
+        if not isinstance(entry_id, str) or entry_id.count(".") < 2 or " " in entry_id:
+            raise ControlError(400, "id must be a dotted <provider>.<area>.<action>", code="invalid_body")
+        service = entry_id.split(".")[0]
+        prov = self.provider(service)
+        if prov is None:
+            raise ControlError(404, f"no provider {service!r}; add it first (POST /_fake/providers)", code="not_found")
+        if self.entry(entry_id) is not None:
+            raise ControlError(409, f"entry {entry_id!r} exists already", code="conflict")
+        if method not in ("GET", "POST") or not isinstance(path, str) or not path.startswith("/"):
+            raise ControlError(400, "method must be GET or POST and path must start with /", code="invalid_body")
+        params = body.get("params", {})
+        if not isinstance(params, dict) or not all(isinstance(v, dict) for v in params.values()):
+            raise ControlError(400, "params maps names to {type, required, example}", code="invalid_body")
+        price = body.get("cost")
+        if price is not None:
+            if (not isinstance(price, dict) or price.get("type") not in catalogue.COST_TYPES
+                    or not isinstance(price.get("value"), int) or isinstance(price.get("value"), bool)
+                    or price["value"] < 0):
+                raise ControlError(400, "cost is null or {type: per_call|per_success|per_result|free, value: "
+                                        "micro-USD}", code="invalid_body")
+            price = catalogue.cost(price["type"], price["value"])
+        query_params = {name: {"type": str(spec.get("type", "string")), "required": bool(spec.get("required")),
+                               "note": str(spec.get("note", "")), "example": spec.get("example", "example")}
+                        for name, spec in params.items()}
+        entry = catalogue._entry(entry_id, method, path, str(body.get("capability", "custom")),
+                                 str(body.get("kind", "generic")), query_params, price,
+                                 str(body.get("summary", entry_id)), "web", prov["host"], bool(body.get("curated")))
+        if entry["kind"] not in ("email", "verify", "person", "match", "company", "people", "lookalikes", "jobs",
+                                 "list", "write", "generic"):
+            raise ControlError(400, "kind is one of email, verify, person, match, company, people, lookalikes, "
+                                    "jobs, list, write, generic", code="invalid_body")
+        self.extra_entries[entry_id] = entry
+        self.extra_routes[(service, method, path)] = entry_id
+        self._targets.clear()
+        return entry
