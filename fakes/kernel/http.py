@@ -137,14 +137,26 @@ def parse_query(request: Request) -> QueryParams:
     """
     cached: QueryParams | None = getattr(request, "_query_params", None)
     if cached is None:
-        raw = request.scope["query_string"].decode("latin-1")
-        if "%" in raw or "+" in raw:
-            cached = QueryParams(raw)
-        else:
-            cached = QueryParams([(name, value) for name, _, value in
-                                  (part.partition("=") for part in raw.split("&") if part)])
+        raw_bytes: bytes = request.scope["query_string"]
+        cached = _QUERIES.get(raw_bytes)
+        if cached is None:
+            raw = raw_bytes.decode("latin-1")
+            if "%" in raw or "+" in raw:
+                cached = QueryParams(raw)
+            else:
+                cached = QueryParams([(name, value) for name, _, value in
+                                      (part.partition("=") for part in raw.split("&") if part)])
+            if len(_QUERIES) >= MAX_REMEMBERED_QUERIES:
+                _QUERIES.clear()
+            _QUERIES[raw_bytes] = cached
         request._query_params = cached
     return cached
+
+
+#: query strings seen lately -> their parameters. Clients repeat their queries, and QueryParams
+#: cannot be changed once built, so every request (of every fake) may share one parse.
+_QUERIES: dict[bytes, QueryParams] = {}
+MAX_REMEMBERED_QUERIES = 4096
 
 
 class InvalidInteger(ValueError):
@@ -246,8 +258,12 @@ def query_text(
 
 def bearer_token(request: Request) -> str | None:
     """The token of an ``Authorization: Bearer`` header, or None."""
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+    raw = b""
+    for name, value in request.scope["headers"]:  # the first one, as request.headers.get would give
+        if name == b"authorization":
+            raw = value
+            break
+    scheme, _, token = raw.decode("latin-1").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()

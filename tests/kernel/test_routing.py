@@ -137,3 +137,30 @@ def test_the_table_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for item_id in range(10):
         assert call(router, "GET", f"/items/{item_id}")[0] == 200
         assert len(router._remembered) <= 3
+
+
+def test_query_parameters_are_parsed_once_per_query_string_and_never_shared_mutably() -> None:
+    from starlette.datastructures import QueryParams
+
+    from fakes.kernel import http
+
+    def request(query: bytes) -> Request:
+        return Request({"type": "http", "method": "GET", "path": "/", "query_string": query, "headers": []})
+
+    first = http.parse_query(request(b"a=1&b=%20x&a=2"))
+    again = http.parse_query(request(b"a=1&b=%20x&a=2"))
+    assert again is first and isinstance(first, QueryParams)  # immutable: safe to share
+    assert first.getlist("a") == ["1", "2"] and first["b"] == " x"
+    assert http.parse_query(request(b"a=3"))["a"] == "3"
+
+
+def test_bearer_token_reads_the_first_authorization_header() -> None:
+    from fakes.kernel.http import bearer_token
+
+    def request(*headers: tuple[bytes, bytes]) -> Request:
+        return Request({"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": list(headers)})
+
+    assert bearer_token(request((b"authorization", b"Bearer  abc "), (b"authorization", b"Bearer other"))) == "abc"
+    assert bearer_token(request((b"authorization", b"Basic abc"))) is None
+    assert bearer_token(request((b"authorization", b"Bearer "))) is None
+    assert bearer_token(request()) is None
