@@ -146,9 +146,10 @@ def parse_query(request: Request) -> QueryParams:
             else:
                 cached = QueryParams([(name, value) for name, _, value in
                                       (part.partition("=") for part in raw.split("&") if part)])
-            if len(_QUERIES) >= MAX_REMEMBERED_QUERIES:
-                _QUERIES.clear()
-            _QUERIES[raw_bytes] = cached
+            if len(raw_bytes) <= MAX_REMEMBERED_QUERY:
+                if len(_QUERIES) >= MAX_REMEMBERED_QUERIES:
+                    _QUERIES.clear()
+                _QUERIES[raw_bytes] = cached
         request._query_params = cached
     return cached
 
@@ -157,6 +158,8 @@ def parse_query(request: Request) -> QueryParams:
 #: cannot be changed once built, so every request (of every fake) may share one parse.
 _QUERIES: dict[bytes, QueryParams] = {}
 MAX_REMEMBERED_QUERIES = 4096
+#: longer query strings are parsed every time: the table's memory stays small whatever clients send
+MAX_REMEMBERED_QUERY = 1024
 
 
 class InvalidInteger(ValueError):

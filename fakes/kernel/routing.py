@@ -8,7 +8,8 @@ only costs time. This router:
 
 - remembers which plain :class:`Route` fully matched a (method, root path, path), with its path
   parameters, and goes straight to it the next time (a bounded table: past
-  :data:`MAX_REMEMBERED` distinct paths it starts over, so paths full of ids cannot grow it);
+  :data:`MAX_REMEMBERED` distinct paths it starts over, and a path longer than
+  :data:`MAX_REMEMBERED_PATH` is matched every time, so no client can make it grow large);
 - calls a function endpoint as ``await endpoint(Request(...))`` then ``await response(...)``,
   without Starlette's exception wrapper (what the wrapper would do with no handler registered:
   re-raise);
@@ -32,6 +33,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 #: distinct (method, root path, path) remembered before the table starts over
 MAX_REMEMBERED = 4096
+#: longer paths are not remembered: the table's memory stays small whatever clients send
+MAX_REMEMBERED_PATH = 512
 
 _Remembered = tuple[ASGIApp, Route, dict[str, Any]]
 
@@ -56,9 +59,10 @@ class ServiceRouter(Router):
             if remembered is None:
                 await super().__call__(scope, receive, send)  # 404, 405, mounts, redirects
                 return
-            if len(self._remembered) >= MAX_REMEMBERED:
-                self._remembered.clear()
-            self._remembered[key] = remembered
+            if len(key[2]) <= MAX_REMEMBERED_PATH:  # a long path (an id, a probe) is matched every time
+                if len(self._remembered) >= MAX_REMEMBERED:
+                    self._remembered.clear()
+                self._remembered[key] = remembered
         app, route, path_params = remembered
         scope["router"] = self
         scope["route"] = route

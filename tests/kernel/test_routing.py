@@ -164,3 +164,16 @@ def test_bearer_token_reads_the_first_authorization_header() -> None:
     assert bearer_token(request((b"authorization", b"Basic abc"))) is None
     assert bearer_token(request((b"authorization", b"Bearer "))) is None
     assert bearer_token(request()) is None
+
+
+def test_long_paths_and_queries_are_answered_but_not_remembered() -> None:
+    from fakes.kernel import http
+
+    router = ServiceRouter(routes())
+    long_id = "1" * (routing.MAX_REMEMBERED_PATH + 10)
+    assert call(router, "GET", f"/items/{long_id}")[0] == 200
+    assert router._remembered == {}
+    long_query = b"q=" + b"x" * (http.MAX_REMEMBERED_QUERY + 10)
+    request = Request({"type": "http", "method": "GET", "path": "/", "query_string": long_query, "headers": []})
+    assert http.parse_query(request)["q"] == "x" * (http.MAX_REMEMBERED_QUERY + 10)
+    assert long_query not in http._QUERIES
