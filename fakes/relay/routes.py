@@ -84,9 +84,6 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
             raise ServiceError(401, f"missing or unknown {h().token}", code="unauthorized")
         return team
 
-    #: raw query string -> its parameters (a client repeats its queries: parsed once, copied per call)
-    query_cache: dict[bytes, dict[str, str]] = {}
-
     async def call(request: Request) -> Response:
         scope = request.scope
         names = fake.model.h
@@ -112,18 +109,12 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
                                                            "supported, and the body must be valid base64)",
                                                  "error": "invalid_body_encoding"}))
         query_string = scope["query_string"]
-        params = query_cache.get(query_string)
-        if params is None:
-            params = dict(parse_query(request).items())
-            if len(query_string) <= 1024:  # a long query is parsed every time: the cache stays small
-                if len(query_cache) >= 4096:
-                    query_cache.clear()
-                query_cache[query_string] = params
+        params = dict(parse_query(request).items())  # the kernel parses each query string once
         token = headers.get(names.token_b)
         key = headers.get(b"idempotency-key")
         output: CallOutput = await fake.model.call(CallInput(
             method=scope["method"], target=scope["path_params"]["target"],
-            query=query_string.decode("latin-1"), params=dict(params), headers=scope["headers"],
+            query=query_string.decode("latin-1"), params=params, headers=scope["headers"],
             body=body, token=token.decode("latin-1") if token is not None else None,
             idempotency_key=key.decode("latin-1") if key is not None else None))
         for rule, detail in output.flags:

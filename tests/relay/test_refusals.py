@@ -233,3 +233,32 @@ def test_documented_5xx_are_deliberate_and_nothing_else_is(fake: RelayFake, team
     refused = client.get(ENRICH)  # missing parameter: a 400 of the relay's own
     assert refused.status_code == 400
     assert not fake.deliberate_5xx(503, {"X-Proxy-Call-Id": "c", "X-Proxy-Error": "1"}, b'{"detail": "x"}')
+
+
+def test_an_awaited_upstream_holds_the_estimate_and_a_simulated_call_holds_nothing(
+        fake: RelayFake, team: dict[str, Any]) -> None:
+    asyncio.run(_holds(fake, team))
+
+
+async def _holds(fake: RelayFake, team: dict[str, Any]) -> None:
+    release = asyncio.Event()
+
+    async def slow(request: UpstreamRequest) -> UpstreamResponse:
+        await release.wait()
+        return UpstreamResponse(200, [("content-type", "application/json")], b'{"name": "x"}')
+
+    async with fake.async_client(headers={"X-Proxy-Token": team["token"]}) as http:
+        simulated = await http.get(ENRICH, params={"domain": "northwind.com"})  # answered at once
+        assert simulated.status_code == 200 and fake.team_info(team["team_id"])["holds_micro"] == 0
+        assert balance(fake, team) == 1_000_000 - 10_000
+        fake.register_upstream("firmdata", slow)
+        pending = asyncio.create_task(http.get(ENRICH, params={"domain": "northwind.com"}))
+        await asyncio.sleep(0.05)
+        held = fake.team_info(team["team_id"])
+        assert held["holds_micro"] == 10_000 and held["balance_micro"] == 1_000_000 - 10_000
+        assert fake.model.saturation.in_flight == 1
+        release.set()
+        assert (await pending).status_code == 200
+    after = fake.team_info(team["team_id"])
+    assert after["holds_micro"] == 0 and after["balance_micro"] == 1_000_000 - 20_000
+    assert fake.model.saturation.in_flight == 0
