@@ -8,8 +8,8 @@ Python, no HTTP types: routes hand in a :class:`CallInput` and get a :class:`Cal
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,7 +19,7 @@ from fakes.kernel.verdicts import ClientRule
 
 from . import billing, rules
 from .catalogue import Entry
-from .overlay import CatalogueOverlay
+from .plans import Plan, PlannedCalls
 from .saturation import Saturation
 from .teams import OWN_TOOL, RELAY_KEY, SECRET, Team
 from .upstreams import (
@@ -33,7 +33,6 @@ from .upstreams import (
     call_handler,
 )
 
-MAX_CALL_RECORDS = 20_000
 _HOP_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection", "authorization"})
 _RESPONSE_DROP = frozenset({"content-length", "transfer-encoding", "connection"})
 RETRY_WINDOW_MS = 300_000
@@ -52,6 +51,7 @@ class Headers:
         self.replay, self.error, self.served_by = f"{p}-Idempotent-Replay", f"{p}-Error", f"{p}-Served-By"
         self.lower_prefix = p.lower() + "-"
         self.token_b, self.body_encoding_b = self.token.lower().encode(), self.body_encoding.lower().encode()
+        self.planned_names = (self.call_id, self.cost)
 
 
 @dataclass(slots=True)
@@ -71,8 +71,8 @@ class CallOutput:
     status: int
     headers: list[tuple[str, str]]
     body: bytes
-    flags: list[tuple[ClientRule, str]] = field(default_factory=list)
-    record: dict[str, Any] | None = None
+    flags: Sequence[tuple[ClientRule, str]] = ()
+    recorded: bool = False  # a call record was kept (the call was answered, not refused)
 
     def json(self) -> Any:
         return billing.parse_json(self.body)
@@ -86,15 +86,13 @@ class Refusal(Exception):
         self.status, self.body, self.headers = status, body, headers or []
 
 
-class CallPipeline(CatalogueOverlay):
+class CallPipeline(PlannedCalls):
     """The call part of the relay's model (the model sets these attributes)."""
 
     clock: Clock
     h: Headers
     teams: dict[str, Team]
     tokens: dict[str, str]
-    calls: OrderedDict[str, dict[str, Any]]
-    stats: dict[str, list[int]]
     idempotency: billing.IdempotencyStore
     saturation: Saturation
     simulated: SimulatedUpstream
@@ -137,8 +135,15 @@ class CallPipeline(CatalogueOverlay):
 
     async def call(self, request: CallInput) -> CallOutput:
         call_id = self.next_call_id()
-        flags: list[tuple[ClientRule, str]] = []
         team = self.team_for_token(request.token)
+        if (team is not None and request.method == "GET" and request.idempotency_key is None
+                and not self.not_before_ms):
+            plan: Plan | None = self._plans.get((request.target, request.query))
+            if plan is not None:
+                answer = self.answer_planned(call_id, team, plan, self.h.planned_names)
+                if answer is not None:
+                    return CallOutput(*answer, (), True)
+        flags: list[tuple[ClientRule, str]] = []
         try:
             if team is None:
                 raise Refusal(401, {"detail": f"missing or unknown {self.h.token}: sign in and send the team's "
@@ -244,7 +249,7 @@ class CallPipeline(CatalogueOverlay):
             output = self._refusal_output(call_id, refusal, [])
             raise
         finally:
-            keep = output is not None and output.record is not None and output.status < 500
+            keep = output is not None and output.recorded and output.status < 500
             if keep and output is not None:
                 stored.status, stored.body, stored.call_id = output.status, output.body, call_id
                 stored.headers = [(k, v) for k, v in output.headers if k != self.h.call_id]
@@ -252,14 +257,11 @@ class CallPipeline(CatalogueOverlay):
 
     def _replay(self, call_id: str, team: Team, stored: billing.StoredAnswer,
                 flags: list[tuple[ClientRule, str]]) -> CallOutput:
-        original = self.calls.get(stored.call_id, {})
-        record = {"call_id": call_id, "endpoint_id": original.get("endpoint_id"), "provider": original.get("provider"),
-                  "credential": original.get("credential"), "status": stored.status, "cost_micro": 0, "billed": False,
-                  "replayed": True, "replay_of": stored.call_id, "team_id": team.team_id,
-                  "epoch_ms": self.clock.now_ms()}
-        self._remember(record)
+        original = self.calls.get(stored.call_id) or {}
+        self.calls.add(call_id, original.get("endpoint_id"), original.get("provider"), original.get("credential"),
+                       stored.status, 0, team.team_id, self.clock.now_ms(), replay_of=stored.call_id)
         headers = [*stored.headers, (self.h.call_id, call_id), (self.h.replay, "true")]
-        return CallOutput(stored.status, headers, stored.body, flags, record)
+        return CallOutput(stored.status, headers, stored.body, flags, True)
 
     def _choose_route(self, team: Team, entry: Entry) -> Entry:
         usable: list[tuple[int, int, str, Entry]] = []
@@ -320,12 +322,15 @@ class CallPipeline(CatalogueOverlay):
                     entry, provider, method, upstream_path, request.params, credential, now,
                     team.upstream_rate_limited)
             except UpstreamTimeout as exc:
-                self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
+                self.calls.add(call_id, endpoint_id, provider, credential, 504, 0, team.team_id, now, routed_id)
                 raise Refusal(504, {"detail": f"upstream timed out: {exc}", "error": "upstream_timeout"}) from None
             if miss is None:
                 if parsed is NOT_PARSED:
                     parsed = billing.parse_json(body)
                 miss = billing.is_miss(status, parsed)
+            elif routed_id is None and entry is not None and request.method == "GET" and request.target == entry["id"]:
+                # the provider's plain answer to a catalogue id: the next identical call may use a plan
+                self.remember_plan(request.target, request.query, entry, status, body, parsed, miss, estimated)
             cost = billing.charge(price, status, parsed, estimated, miss) if credential == RELAY_KEY else 0
             if cost:
                 team.debit(call_id, min(cost, estimated), now, label)
@@ -355,7 +360,7 @@ class CallPipeline(CatalogueOverlay):
             response = await self._upstream(provider, entry, upstream_request, now, team.upstream_rate_limited)
         except UpstreamTimeout as exc:
             team.settle(call_id, 0, now, label)
-            self._record(call_id, team, endpoint_id, provider, credential, 504, 0, routed_id, now)
+            self.calls.add(call_id, endpoint_id, provider, credential, 504, 0, team.team_id, now, routed_id)
             raise Refusal(504, {"detail": f"upstream timed out: {exc}", "error": "upstream_timeout"}) from None
         except Exception as exc:  # a user's upstream that fails: the relay's own 502, never billed
             team.settle(call_id, 0, now, label)
@@ -384,7 +389,7 @@ class CallPipeline(CatalogueOverlay):
             stat[0] += 1
             if not miss and status < 400:
                 stat[1] += 1
-        record = self._record(call_id, team, endpoint_id, provider, credential, status, cost, routed_id, now)
+        self.calls.add(call_id, endpoint_id, provider, credential, status, cost, team.team_id, now, routed_id)
         if cost and request.method == "POST" and request.idempotency_key is None:
             fp = billing.fingerprint(request.method, request.target, request.query, request.body)
             seen = self.billed_posts.setdefault(team.team_id, {})
@@ -397,7 +402,7 @@ class CallPipeline(CatalogueOverlay):
             headers.append((h.cost, str(cost)))
         if routed_id is not None:
             headers.append((h.served_by, provider))
-        return CallOutput(status, headers, body, flags, record)
+        return CallOutput(status, headers, body, flags, True)
 
     def _insufficient(self, team: Team, what: str, provider: str, estimated: int) -> dict[str, Any]:
         message = (f"{what} would cost ~${estimated / 1_000_000:.4f} on the relay's {provider} key and this team's "
@@ -429,18 +434,3 @@ class CallPipeline(CatalogueOverlay):
         if handler is not None:
             return await call_handler(handler, request)
         return self.simulated.answer(entry, provider, request, now, rate_limited=rate_limited)
-
-    def _record(self, call_id: str, team: Team, endpoint_id: str | None, provider: str, credential: str,
-                status: int, cost: int, routed_id: str | None, now: int) -> dict[str, Any]:
-        record = {"call_id": call_id, "endpoint_id": endpoint_id, "provider": provider, "credential": credential,
-                  "status": status, "cost_micro": cost, "billed": cost > 0, "replayed": False,
-                  "team_id": team.team_id, "epoch_ms": now}
-        if routed_id is not None:
-            record["routed_id"] = routed_id
-        self._remember(record)
-        return record
-
-    def _remember(self, record: dict[str, Any]) -> None:
-        self.calls[record["call_id"]] = record
-        if len(self.calls) > MAX_CALL_RECORDS:
-            self.calls.popitem(last=False)

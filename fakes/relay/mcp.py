@@ -17,6 +17,7 @@ keeps nothing between requests, so nothing is lost, and no task group outlives i
 # so the annotations must be real objects at definition time.
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
@@ -94,7 +95,7 @@ def build_server(fake: "RelayFake") -> "MCPServer":
         entry = curated(endpoint_id)
         if entry["scope"] == "write" and not write:
             raise McpError(f"{endpoint_id} writes: pass write=true to run it (reads and writes are separated)")
-        query = "&".join(f"{k}={v}" for k, v in (params or {}).items())
+        query = urlencode(params or {})  # one query string per parameter set, as over HTTP
         output = await fake.model.call(CallInput(
             method=entry["method"], target=endpoint_id, query=query, params={k: str(v) for k, v in
                                                                              (params or {}).items()},

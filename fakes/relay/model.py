@@ -5,7 +5,6 @@ idempotency store, saturation, upstreams, and the exported state. Plain Python, 
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from fakes.kernel.clock import Clock
@@ -14,6 +13,8 @@ from fakes.kernel.errors import ControlError
 from . import billing, catalogue, data
 from .calls import CallPipeline, Headers
 from .catalogue import Entry, Provider
+from .plans import Plan
+from .records import CallRecords
 from .saturation import Saturation
 from .settings import RelaySettings
 from .teams import Team
@@ -36,7 +37,8 @@ class RelayModel(CallPipeline):
         self._targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]] = {}
         self.teams: dict[str, Team] = {}
         self.tokens: dict[str, str] = {}  # token -> team id
-        self.calls: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.calls = CallRecords()
+        self._plans: dict[tuple[str, str], Plan] = {}  # (catalogue id, query) -> plan of a repeated call
         self.stats: dict[str, list[int]] = {}  # entry id -> [calls answered, hits]
         self.idempotency = billing.IdempotencyStore()
         self.saturation = Saturation(settings.max_in_flight, settings.max_per_second, settings.retry_after_s)
@@ -96,15 +98,13 @@ class RelayModel(CallPipeline):
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
-        self._targets.clear()
+        self._catalogue_changed()
         for raw in state.get("teams", []):
             team = Team.from_state(raw)
             self.teams[team.team_id] = team
             self.tokens[team.token] = team.team_id
         for record in state.get("calls", []):
-            if not isinstance(record, dict) or not isinstance(record.get("call_id"), str):
-                raise ValueError("each call record needs a call_id")
-            self._remember(dict(record))
+            self.calls.load(record)
         self.stats = {str(k): [int(v[0]), int(v[1])] for k, v in dict(state.get("stats", {})).items()}
         self.idempotency.load_state(list(state.get("idempotency", [])))
         saturation = dict(state.get("saturation", {}))

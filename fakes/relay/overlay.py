@@ -26,6 +26,13 @@ class CatalogueOverlay:
     extra_routes: dict[tuple[str, str, str], str]
     #: catalogue id -> (entry, provider, path, routed, required parameters); emptied when entries change
     _targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]]
+    #: (catalogue id, query) -> what a repeated call needs (:mod:`fakes.relay.plans`); emptied likewise
+    _plans: dict[tuple[str, str], Any]
+
+    def _catalogue_changed(self) -> None:
+        """Entries changed: what calls resolve to is worked out again."""
+        self._targets.clear()
+        self._plans.clear()
 
     def entry(self, entry_id: str) -> Entry | None:
         return self.extra_entries.get(entry_id) or self.base.entries.get(entry_id)
@@ -168,5 +175,5 @@ class CatalogueOverlay:
                                     "jobs, list, write, generic", code="invalid_body")
         self.extra_entries[entry_id] = entry
         self.extra_routes[(service, method, path)] = entry_id
-        self._targets.clear()
+        self._catalogue_changed()
         return entry

@@ -4,6 +4,7 @@ tokens, the ledger, and the credential ladder (own tool, then stored secret, the
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,13 @@ from fakes.kernel.clock import iso_ms
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
 LEDGER_ROWS = 5_000
 _NO_HOLD = (0, "")
+_LEDGER_FIELDS = ("epoch_ms", "kind", "call_id", "endpoint_id", "amount_micro", "balance_micro")
+#: (epoch_ms, kind, call_id, endpoint_id, amount_micro, balance_micro)
+LedgerRow = tuple[int, str, "str | None", "str | None", int, int]
+
+
+def _new_ledger() -> deque[LedgerRow]:
+    return deque(maxlen=LEDGER_ROWS)
 
 
 @dataclass
@@ -24,9 +32,9 @@ class Team:
     secrets: dict[str, str] = field(default_factory=dict)  # provider -> stored secret
     holds: dict[str, tuple[int, str]] = field(default_factory=dict)  # call_id -> (amount_micro, endpoint_id)
     holds_micro: int = 0
-    #: the last LEDGER_ROWS movements, oldest first: {epoch_ms, kind, call_id, endpoint_id, amount_micro,
-    #: balance_micro} (times formatted when read: a billed call costs no date formatting)
-    ledger: list[dict[str, Any]] = field(default_factory=list)
+    #: the last LEDGER_ROWS movements, oldest first, as tuples (dicts, with the time formatted, are
+    #: built when read: a billed call costs one small tuple)
+    ledger: deque[LedgerRow] = field(default_factory=_new_ledger)
     #: False: the simulated providers neither count nor limit this team's calls (the benchmark's team,
     #: which calls one provider thousands of times at one virtual instant); other teams keep the limit
     upstream_rate_limited: bool = True
@@ -47,13 +55,10 @@ class Team:
         self.holds[call_id] = (amount, endpoint_id)
         self.holds_micro += amount
 
-    def _book(self, row: dict[str, Any]) -> None:
-        self.ledger.append(row)
-        if len(self.ledger) > 2 * LEDGER_ROWS:
-            del self.ledger[:-LEDGER_ROWS]
-
     def ledger_rows(self) -> list[dict[str, Any]]:
-        return [{"at": iso_ms(row["epoch_ms"]), **row} for row in self.ledger[-LEDGER_ROWS:]]
+        """The ledger as dicts (``at``, ``epoch_ms``, ``kind``, ``call_id``, ``endpoint_id``,
+        ``amount_micro``, ``balance_micro``), oldest first."""
+        return [{"at": iso_ms(row[0]), **dict(zip(_LEDGER_FIELDS, row, strict=True))} for row in self.ledger]
 
     def settle(self, call_id: str, charged: int, at_ms: int, endpoint_id: str) -> None:
         """Release the call's hold and take ``charged`` (never more than the hold)."""
@@ -62,23 +67,19 @@ class Team:
         charged = min(charged, held)
         if charged > 0:
             self.balance_micro -= charged
-            self._book({"epoch_ms": at_ms, "kind": "call", "call_id": call_id, "endpoint_id": endpoint_id,
-                        "amount_micro": -charged, "balance_micro": self.balance_micro})
+            self.ledger.append((at_ms, "call", call_id, endpoint_id, -charged, self.balance_micro))
 
     def debit(self, call_id: str, charged: int, at_ms: int, endpoint_id: str) -> None:
         """Take ``charged`` for a call answered without a hold (nothing could run in between)."""
         self.balance_micro -= charged
-        self._book({"epoch_ms": at_ms, "kind": "call", "call_id": call_id, "endpoint_id": endpoint_id,
-                    "amount_micro": -charged, "balance_micro": self.balance_micro})
+        self.ledger.append((at_ms, "call", call_id, endpoint_id, -charged, self.balance_micro))
 
     def grant(self, at_ms: int) -> None:
-        self._book({"epoch_ms": at_ms, "kind": "grant", "call_id": None, "endpoint_id": None,
-                    "amount_micro": self.balance_micro, "balance_micro": self.balance_micro})
+        self.ledger.append((at_ms, "grant", None, None, self.balance_micro, self.balance_micro))
 
     def topup(self, amount: int, at_ms: int) -> None:
         self.balance_micro += amount
-        self._book({"epoch_ms": at_ms, "kind": "topup", "call_id": None, "endpoint_id": None,
-                    "amount_micro": amount, "balance_micro": self.balance_micro})
+        self.ledger.append((at_ms, "topup", None, None, amount, self.balance_micro))
 
     def summary(self) -> dict[str, Any]:
         return {"team_id": self.team_id, "team_name": self.name, "balance_micro": self.balance_micro,
@@ -87,7 +88,8 @@ class Team:
 
     def to_state(self) -> dict[str, Any]:
         return {"team_id": self.team_id, "name": self.name, "token": self.token, "balance_micro": self.balance_micro,
-                "tools": dict(self.tools), "secrets": dict(self.secrets), "ledger": list(self.ledger),
+                "tools": dict(self.tools), "secrets": dict(self.secrets),
+                "ledger": [dict(zip(_LEDGER_FIELDS, row, strict=True)) for row in self.ledger],
                 **({} if self.upstream_rate_limited else {"upstream_rate_limited": False})}
 
     @classmethod
@@ -96,15 +98,25 @@ class Team:
                    balance_micro=_micro(raw["balance_micro"]))
         team.tools = {_text(k): _text(v) for k, v in dict(raw.get("tools", {})).items()}
         team.secrets = {_text(k): _text(v) for k, v in dict(raw.get("secrets", {})).items()}
-        team.ledger = [dict(row) for row in raw.get("ledger", [])]
+        team.ledger.extend(_ledger_row(row) for row in raw.get("ledger", []))
         limited = raw.get("upstream_rate_limited", True)
         if not isinstance(limited, bool):
             raise ValueError(f"upstream_rate_limited must be true or false, got {limited!r}")
         team.upstream_rate_limited = limited
-        for row in team.ledger:
-            if not isinstance(row.get("epoch_ms"), int) or not isinstance(row.get("amount_micro"), int):
-                raise ValueError("each ledger row needs integer epoch_ms and amount_micro")
         return team
+
+
+def _ledger_row(raw: Any) -> LedgerRow:
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(name), int) and not isinstance(raw.get(name), bool)
+                                            for name in ("epoch_ms", "amount_micro")):
+        raise ValueError("each ledger row needs integer epoch_ms and amount_micro")
+    kind, call_id, endpoint_id = raw.get("kind", "call"), raw.get("call_id"), raw.get("endpoint_id")
+    if not isinstance(kind, str) or not all(v is None or isinstance(v, str) for v in (call_id, endpoint_id)):
+        raise ValueError("a ledger row's kind is a string, its call_id and endpoint_id strings or null")
+    balance = raw.get("balance_micro", 0)
+    if not isinstance(balance, int) or isinstance(balance, bool):
+        raise ValueError("a ledger row's balance_micro is an integer")
+    return raw["epoch_ms"], kind, call_id, endpoint_id, raw["amount_micro"], balance
 
 
 def _text(value: Any) -> str:

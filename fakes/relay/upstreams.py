@@ -31,6 +31,7 @@ _FAIL = re.compile(r"fail-(timeout|[1-5][0-9][0-9])")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
 _JSON_TYPE = ("content-type", "application/json")
+_NO_CALLS = (-1, 0)
 #: framing is the relay's own (a canned one would contradict the body it sends)
 _FRAMING = ("content-length", "transfer-encoding")
 
@@ -95,7 +96,7 @@ class SimulatedUpstream:
         self.rate_limit = rate_limit
         self._window: dict[tuple[str, str], tuple[int, int]] = {}  # (provider, credential) -> (minute, calls)
         self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, bytes, Any, bool]] = {}
-        self._limit_headers: dict[tuple[int, int, int], tuple[tuple[str, str], ...]] = {}
+        self._limit_headers: dict[tuple[int, int], tuple[tuple[str, str], ...]] = {}  # (remaining, reset)
 
     def answer(self, entry: Entry | None, provider: str, request: UpstreamRequest, now_ms: int, *,
                rate_limited: bool = True) -> UpstreamResponse:
@@ -109,24 +110,13 @@ class SimulatedUpstream:
                 credential: str, now_ms: int, rate_limited: bool = True) -> SimulatedAnswer:
         """(status, headers, body, parsed body, miss) of the provider's answer; ``miss`` is None for
         the provider's own refusals (worked out by the caller), a bool for a cached entry answer."""
-        minute = now_ms // 60_000
-        bucket = (provider, credential)
-        seen_minute, calls = self._window.get(bucket, (minute, 0))
-        calls = calls + 1 if seen_minute == minute else 1
+        calls = self.window(provider, credential, now_ms)
         if rate_limited:
-            self._window[bucket] = (minute, calls)
-        reset_s = 60 - (now_ms // 1000) % 60
-        limits_key = (self.rate_limit, max(0, self.rate_limit - calls), reset_s)
-        limits = self._limit_headers.get(limits_key)
-        if limits is None:  # few distinct values (remaining x second): formatted once each
-            limits = (_JSON_TYPE, ("x-ratelimit-limit", str(limits_key[0])),
-                      ("x-ratelimit-remaining", str(limits_key[1])), ("x-ratelimit-reset", str(reset_s)))
-            if len(self._limit_headers) >= 4096:
-                self._limit_headers.clear()
-            self._limit_headers[limits_key] = limits
+            self.count(provider, credential, now_ms, calls)
+        limits = self.limit_headers(calls, now_ms)
         if calls > self.rate_limit and rate_limited:
             return _own(429, {"error": "rate_limited", "message": f"{provider}: too many requests"},
-                        [*limits, ("retry-after", str(reset_s))])
+                        [*limits, ("retry-after", str(60 - (now_ms // 1000) % 60))])
         for value in params.values():
             failure = _FAIL.search(value) if "fail-" in value else None
             if failure:
@@ -139,6 +129,38 @@ class SimulatedUpstream:
                 return _own(status, {"error": f"upstream_{status}", "message": f"{provider} refused"}, list(limits))
         if entry is None:
             return _own(404, {"error": "not_found", "message": f"{provider} has no {method} {path}"}, list(limits))
+        cached = self.cached_answer(entry, params)
+        assert cached is not None  # the failures were answered above
+        status, body, parsed, miss = cached
+        return status, list(limits), body, parsed, miss
+
+    def window(self, provider: str, credential: str, now_ms: int) -> int:
+        """The provider's count of this credential's calls in the clock minute, this call included
+        (not yet stored: :meth:`respond` stores it, or :meth:`count` for a call answered from a plan)."""
+        seen_minute, calls = self._window.get((provider, credential), _NO_CALLS)
+        return calls + 1 if seen_minute == now_ms // 60_000 else 1
+
+    def count(self, provider: str, credential: str, now_ms: int, calls: int) -> None:
+        self._window[(provider, credential)] = (now_ms // 60_000, calls)
+
+    def limit_headers(self, calls: int, now_ms: int) -> tuple[tuple[str, str], ...]:
+        """Content type and ``X-RateLimit-*`` of an answer that is the ``calls``-th of its minute."""
+        reset_s = 60 - (now_ms // 1000) % 60
+        limits_key = (max(0, self.rate_limit - calls), reset_s)
+        limits = self._limit_headers.get(limits_key)
+        if limits is None:  # few distinct values (remaining x second): formatted once each
+            limits = (_JSON_TYPE, ("x-ratelimit-limit", str(self.rate_limit)),
+                      ("x-ratelimit-remaining", str(limits_key[0])), ("x-ratelimit-reset", str(reset_s)))
+            if len(self._limit_headers) >= 4096:
+                self._limit_headers.clear()
+            self._limit_headers[limits_key] = limits
+        return limits
+
+    def cached_answer(self, entry: Entry, params: dict[str, str]) -> tuple[int, bytes, Any, bool] | None:
+        """The entry's answer to ``params`` when it is a plain one: (status, body, parsed, miss); None
+        when a parameter asks for a failure (``fail-...``)."""
+        if any("fail-" in value and _FAIL.search(value) for value in params.values()):
+            return None
         cache_key = (entry["id"], tuple(sorted(params.items())) if params else ())
         cached = self._answers.get(cache_key)
         if cached is None:
@@ -147,8 +169,7 @@ class SimulatedUpstream:
                 if len(self._answers) >= 10_000:
                     self._answers.clear()
                 self._answers[cache_key] = cached
-        status, body, parsed, miss = cached
-        return status, list(limits), body, parsed, miss
+        return cached
 
     def _make_answer(self, entry: Entry, params: dict[str, str]) -> tuple[int, bytes, Any, bool]:
         """(status, body, parsed body, miss) of an entry's answer to params: a pure function, cached."""

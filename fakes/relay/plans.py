@@ -1,0 +1,105 @@
+"""Planned calls: a repeated catalogue call answered with the least work.
+
+Clients repeat their calls (an agent enriching leads, a test suite, the benchmark). What a
+GET ``/call/<catalogue id>?<query>`` resolves to cannot change while the catalogue does not:
+its entry, provider, price and estimate, and the simulated provider's answer with what it would
+cost on the relay's key. The first call through the full pipeline leaves that as a :class:`Plan`;
+later identical calls answered at once use it and still apply every rule that depends on state
+(the token's team, the credential ladder, the balance, saturation, the provider's rate limit).
+Whenever one of those would refuse, or anything needs more than an instant answer (a registered
+or slow upstream, an idempotency key, a pending Retry-After), the call takes the full pipeline,
+which words the refusal; a plan never answers differently from it (tested call by call).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fakes.kernel.clock import Clock
+
+from . import billing
+from .catalogue import Entry
+from .overlay import CatalogueOverlay
+from .records import CallRecords
+from .saturation import Saturation
+from .settings import RelaySettings
+from .teams import RELAY_KEY, Team
+from .upstreams import Handler, SimulatedUpstream
+
+MAX_PLANS = 4096
+MAX_PLANNED_QUERY = 1024
+
+
+@dataclass(slots=True, frozen=True)
+class Plan:
+    endpoint_id: str
+    provider: str
+    priced: bool  # the entry has a published price (else the relay's key refuses it)
+    estimated: int  # micro-USD held against the balance (the 402 check)
+    status: int
+    body: bytes
+    hit: bool  # counted as a success in the statistics
+    relay_cost: int  # micro-USD it costs on the relay's key
+
+
+class PlannedCalls(CatalogueOverlay):
+    """The planned part of the relay's call pipeline (the model sets these attributes)."""
+
+    clock: Clock
+    settings: RelaySettings
+    teams: dict[str, Team]
+    calls: CallRecords
+    stats: dict[str, list[int]]
+    saturation: Saturation
+    simulated: SimulatedUpstream
+    upstreams: dict[str, Handler]
+
+    def remember_plan(self, target: str, query: str, entry: Entry, status: int, body: bytes, parsed: Any,
+                      miss: bool, estimated: int) -> None:
+        """Keep what a GET of ``target`` with ``query`` (a catalogue id, not routed, answered by the
+        simulated provider's plain answer) resolved to."""
+        if len(query) > MAX_PLANNED_QUERY:
+            return
+        if len(self._plans) >= MAX_PLANS:
+            self._plans.clear()
+        price = entry["cost"]
+        cost = min(billing.charge(price, status, parsed, estimated, miss), estimated) if price is not None else 0
+        self._plans[(target, query)] = Plan(entry["id"], entry["provider"], price is not None, estimated, status,
+                                            body, not miss and status < 400, cost)
+
+    def answer_planned(self, call_id: str, team: Team, plan: Plan, header_names: tuple[str, str]
+                       ) -> tuple[int, list[tuple[str, str]], bytes] | None:
+        """(status, headers, body) of a planned call answered at once, or None (nothing changed)
+        when the full pipeline must answer it."""
+        provider = plan.provider
+        if provider in self.upstreams or (self.settings.upstream_latency_ms and self.clock.mode != "manual"):
+            return None
+        credential = team.credential_for(provider)[0]
+        cost = 0
+        if credential == RELAY_KEY:
+            if not plan.priced or plan.estimated > team.balance_micro - team.holds_micro:
+                return None  # the 404 of an unpriced entry, or the 402
+            cost = plan.relay_cost
+        now = self.clock.now_ms()
+        simulated = self.simulated
+        calls = simulated.window(provider, credential, now)
+        limited = team.upstream_rate_limited
+        if (limited and calls > simulated.rate_limit) or self.saturation.admit_instant(now) is not None:
+            return None  # the provider's 429, or the relay's 503
+        if limited:
+            simulated.count(provider, credential, now, calls)
+        endpoint_id = plan.endpoint_id
+        if cost:
+            team.debit(call_id, cost, now, endpoint_id)
+        stat = self.stats.get(endpoint_id)
+        if stat is None:
+            stat = self.stats[endpoint_id] = [0, 0]
+        stat[0] += 1
+        if plan.hit:
+            stat[1] += 1
+        self.calls.add(call_id, endpoint_id, provider, credential, plan.status, cost, team.team_id, now)
+        headers = [*simulated.limit_headers(calls, now), (header_names[0], call_id)]
+        if credential == RELAY_KEY:
+            headers.append((header_names[1], str(cost)))
+        return plan.status, headers, plan.body
