@@ -330,7 +330,8 @@ class CallPipeline(PlannedCalls):
                 miss = billing.is_miss(status, parsed)
             elif routed_id is None and entry is not None and request.method == "GET" and request.target == entry["id"]:
                 # the provider's plain answer to a catalogue id: the next identical call may use a plan
-                self.remember_plan(request.target, request.query, entry, status, body, parsed, miss, estimated)
+                self.remember_plan(request.target, request.query, request.params, entry, status, body, parsed,
+                                   miss)
             cost = billing.charge(price, status, parsed, estimated, miss) if credential == RELAY_KEY else 0
             if cost:
                 team.debit(call_id, min(cost, estimated), now, label)

@@ -55,15 +55,16 @@ class PlannedCalls(CatalogueOverlay):
     simulated: SimulatedUpstream
     upstreams: dict[str, Handler]
 
-    def remember_plan(self, target: str, query: str, entry: Entry, status: int, body: bytes, parsed: Any,
-                      miss: bool, estimated: int) -> None:
+    def remember_plan(self, target: str, query: str, params: dict[str, str], entry: Entry, status: int, body: bytes,
+                      parsed: Any, miss: bool) -> None:
         """Keep what a GET of ``target`` with ``query`` (a catalogue id, not routed, answered by the
-        simulated provider's plain answer) resolved to."""
+        simulated provider's plain answer) resolved to, whichever credential served it."""
         if len(query) > MAX_PLANNED_QUERY:
             return
         if len(self._plans) >= MAX_PLANS:
             self._plans.clear()
         price = entry["cost"]
+        estimated = billing.estimate(price, params)  # on the relay's key (an own credential held nothing)
         cost = min(billing.charge(price, status, parsed, estimated, miss), estimated) if price is not None else 0
         self._plans[(target, query)] = Plan(entry["id"], entry["provider"], price is not None, estimated, status,
                                             body, not miss and status < 400, cost)
