@@ -18,7 +18,7 @@ from fakes.kernel.fake import Fake
 from fakes.kernel.http import dumps
 
 from . import control, openapi, routes, rules
-from .calls import Headers
+from .headers import Headers
 from .mcp import McpApp
 from .model import RelayModel
 from .settings import RelaySettings

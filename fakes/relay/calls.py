@@ -19,7 +19,8 @@ from fakes.kernel.verdicts import ClientRule
 
 from . import billing, rules
 from .catalogue import Entry
-from .plans import Plan, PlannedCalls
+from .headers import Headers
+from .plans import PlannedCalls
 from .saturation import Saturation
 from .teams import OWN_TOOL, RELAY_KEY, SECRET, Team
 from .upstreams import (
@@ -36,22 +37,6 @@ from .upstreams import (
 _HOP_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection", "authorization"})
 _RESPONSE_DROP = frozenset({"content-length", "transfer-encoding", "connection"})
 RETRY_WINDOW_MS = 300_000
-
-
-@dataclass
-class Headers:
-    """The relay's header names under one prefix (X-Proxy by default, X-Treg for the real names)."""
-
-    prefix: str
-
-    def __post_init__(self) -> None:
-        p = self.prefix
-        self.token, self.body_encoding = f"{p}-Token", f"{p}-Body-Encoding"
-        self.call_id, self.cost = f"{p}-Call-Id", f"{p}-Cost-Micro"
-        self.replay, self.error, self.served_by = f"{p}-Idempotent-Replay", f"{p}-Error", f"{p}-Served-By"
-        self.lower_prefix = p.lower() + "-"
-        self.token_b, self.body_encoding_b = self.token.lower().encode(), self.body_encoding.lower().encode()
-        self.planned_names = (self.call_id, self.cost)
 
 
 @dataclass(slots=True)
@@ -97,8 +82,6 @@ class CallPipeline(PlannedCalls):
     saturation: Saturation
     simulated: SimulatedUpstream
     upstreams: dict[str, Handler]
-    call_seq: int
-    _id_prefix: str
     not_before_ms: dict[str, int]
     billed_posts: dict[str, dict[str, int]]
 
@@ -129,20 +112,13 @@ class CallPipeline(PlannedCalls):
         return {"tier": "platform", "detail": "served on the relay's key, billed from the team balance",
                 "estimated_cost_micro": micro, "estimated_cost_usd": micro / 1_000_000}
 
-    def next_call_id(self) -> str:
-        self.call_seq += 1
-        return f"call_{self._id_prefix}{self.call_seq:010x}"
-
     async def call(self, request: CallInput) -> CallOutput:
+        if request.method == "GET" and request.idempotency_key is None:
+            answer = self.call_planned(request.target, request.query, request.token)
+            if answer is not None:
+                return CallOutput(*answer, (), True)
         call_id = self.next_call_id()
         team = self.team_for_token(request.token)
-        if (team is not None and request.method == "GET" and request.idempotency_key is None
-                and not self.not_before_ms):
-            plan: Plan | None = self._plans.get((request.target, request.query))
-            if plan is not None:
-                answer = self.answer_planned(call_id, team, plan, self.h.planned_names)
-                if answer is not None:
-                    return CallOutput(*answer, (), True)
         flags: list[tuple[ClientRule, str]] = []
         try:
             if team is None:

@@ -11,8 +11,9 @@ from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ControlError
 
 from . import billing, catalogue, data
-from .calls import CallPipeline, Headers
+from .calls import CallPipeline
 from .catalogue import Entry, Provider
+from .headers import Headers
 from .plans import Plan
 from .records import CallRecords
 from .saturation import Saturation

@@ -20,6 +20,7 @@ from fakes.kernel.clock import Clock
 
 from . import billing
 from .catalogue import Entry
+from .headers import Headers
 from .overlay import CatalogueOverlay
 from .records import CallRecords
 from .saturation import Saturation
@@ -54,6 +55,15 @@ class PlannedCalls(CatalogueOverlay):
     saturation: Saturation
     simulated: SimulatedUpstream
     upstreams: dict[str, Handler]
+    tokens: dict[str, str]
+    not_before_ms: dict[str, int]
+    h: Headers
+    call_seq: int
+    _id_prefix: str
+
+    def next_call_id(self) -> str:
+        self.call_seq += 1
+        return f"call_{self._id_prefix}{self.call_seq:010x}"
 
     def remember_plan(self, target: str, query: str, params: dict[str, str], entry: Entry, status: int, body: bytes,
                       parsed: Any, miss: bool) -> None:
@@ -69,10 +79,21 @@ class PlannedCalls(CatalogueOverlay):
         self._plans[(target, query)] = Plan(entry["id"], entry["provider"], price is not None, estimated, status,
                                             body, not miss and status < 400, cost)
 
-    def answer_planned(self, call_id: str, team: Team, plan: Plan, header_names: tuple[str, str]
-                       ) -> tuple[int, list[tuple[str, str]], bytes] | None:
-        """(status, headers, body) of a planned call answered at once, or None (nothing changed)
-        when the full pipeline must answer it."""
+    def call_planned(self, target: str, query: str, token: str | None
+                     ) -> tuple[int, list[tuple[str, str]], bytes] | None:
+        """(status, headers, body) of a GET of ``target`` with ``query`` (no body, no idempotency key)
+        answered from its plan, or None when the full pipeline must answer it (nothing changed then:
+        not even a call id was taken)."""
+        plan = self._plans.get((target, query))
+        if plan is None or self.not_before_ms:
+            return None
+        team_id = self.tokens.get(token) if token else None
+        team = self.teams.get(team_id) if team_id else None
+        if team is None:
+            return None
+        return self.answer_planned(team, plan)
+
+    def answer_planned(self, team: Team, plan: Plan) -> tuple[int, list[tuple[str, str]], bytes] | None:
         provider = plan.provider
         if provider in self.upstreams or (self.settings.upstream_latency_ms and self.clock.mode != "manual"):
             return None
@@ -90,6 +111,7 @@ class PlannedCalls(CatalogueOverlay):
             return None  # the provider's 429, or the relay's 503
         if limited:
             simulated.count(provider, credential, now, calls)
+        call_id = self.next_call_id()
         endpoint_id = plan.endpoint_id
         if cost:
             team.debit(call_id, cost, now, endpoint_id)
@@ -100,7 +122,7 @@ class PlannedCalls(CatalogueOverlay):
         if plan.hit:
             stat[1] += 1
         self.calls.add(call_id, endpoint_id, provider, credential, plan.status, cost, team.team_id, now)
-        headers = [*simulated.limit_headers(calls, now), (header_names[0], call_id)]
+        headers = [*simulated.limit_headers(calls, now), (self.h.call_id, call_id)]
         if credential == RELAY_KEY:
-            headers.append((header_names[1], str(cost)))
+            headers.append((self.h.cost, str(cost)))
         return plan.status, headers, plan.body

@@ -53,7 +53,7 @@ def _run(planned: bool, start: list[int], actions: list[tuple[Any, ...]]) -> tup
             used[0] += result is not None
             return result
 
-        fake.model.answer_planned = counted  # type: ignore[method-assign]
+        fake.model.answer_planned = counted  # type: ignore[method-assign, assignment]
     else:
         fake.model.remember_plan = lambda *args, **kwargs: None  # type: ignore[method-assign]
     teams = [fake.create_team(balance_micro=amount) for amount in start]
