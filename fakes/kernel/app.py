@@ -117,20 +117,14 @@ class FakeApp:
             else:
                 await self._route(scope, receive, send_recording)
         finally:
-            entry = {
-                "method": "HEAD" if HEAD_REQUEST in scope else method,
-                "path": path,
-                "query": scope.get("query_string", b"").decode("latin-1"),
-                "status": status_box[0],
-                "epoch_ms": at_ms,  # formatted as "time" when the journal is read, not per request
-                # the client rules this request broke, as "<rule id>: <detail>" (verdicts keep the counts)
-                "warnings": [f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged],
-            }
-            fake.journal.record(entry)
+            method = "HEAD" if HEAD_REQUEST in scope else method
+            query = scope.get("query_string", b"").decode("latin-1")
+            # the client rules this request broke, as "<rule id>: <detail>" (verdicts keep the counts)
+            warnings = tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged)
+            seq = fake.journal.add(method, path, query, status_box[0], at_ms, warnings)
             for rule, detail in flagged:
-                fake.verdict_log.record(rule, detail, {
-                    "method": entry["method"], "path": path, "query": entry["query"], "status": status_box[0],
-                    "epoch_ms": at_ms, "seq": entry["seq"]})
+                fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": query,
+                                                       "status": status_box[0], "epoch_ms": at_ms, "seq": seq})
 
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:

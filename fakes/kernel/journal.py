@@ -1,15 +1,23 @@
-"""The request journal: a bounded ring of what clients sent, with client-contract warnings."""
+"""The request journal: a bounded ring of what clients sent, with client-contract warnings.
+
+Kept compact because every request of every fake writes to it: numbers in flat arrays, the
+(method, path, query) of a request shared with earlier identical requests, no dict per request.
+Entries become dicts when read. (A served fake that kept a dict, its strings and its numbers per
+request paid for it in every later request: see docs/benchmark.md, "Objects kept per request".)
+"""
 
 from __future__ import annotations
 
-import itertools
-from collections import deque
+from array import array
 from collections.abc import Iterator
 from typing import Any
 
 from .clock import iso_ms
 
 DEFAULT_JOURNAL_SIZE = 1000
+#: distinct (method, path, query) kept shared; past that the table starts over
+MAX_SHARED_REQUESTS = 4096
+_NO_WARNINGS: tuple[str, ...] = ()
 
 
 class Journal:
@@ -19,43 +27,75 @@ class Journal:
         if size < 1:
             raise ValueError("journal size must be >= 1")
         self.size = size
-        self._entries: deque[dict[str, Any]] = deque(maxlen=size)
-        self._seq = itertools.count(1)
-        self.total = 0  # every request ever recorded, including those that fell off
+        self.total = 0  # every request ever recorded, including those that fell off; the last seq
+        self._cleared = 0  # entries up to this seq were cleared
+        self._seq = array("q", bytes(8 * size))  # per slot: the seq it holds (0: none)
+        self._at = array("q", bytes(8 * size))
+        self._status = array("q", bytes(8 * size))
+        self._request: list[tuple[str, str, str]] = [("", "", "")] * size
+        self._warnings: list[tuple[str, ...]] = [_NO_WARNINGS] * size
+        self._shared: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+
+    def add(self, method: str, path: str, query: str, status: int, epoch_ms: int,
+            warnings: tuple[str, ...] = _NO_WARNINGS) -> int:
+        """Record one request; its seq (1, 2, ...)."""
+        self.total = seq = self.total + 1
+        slot = seq % self.size
+        request = (method, path, query)
+        shared = self._shared.get(request)
+        if shared is None:
+            if len(self._shared) >= MAX_SHARED_REQUESTS:
+                self._shared.clear()
+            shared = self._shared[request] = request
+        self._request[slot] = shared
+        self._seq[slot] = seq
+        self._at[slot] = epoch_ms
+        self._status[slot] = status
+        self._warnings[slot] = warnings
+        return seq
 
     def record(self, entry: dict[str, Any]) -> None:
-        entry["seq"] = next(self._seq)
-        self.total += 1
-        self._entries.append(entry)
+        """Record an entry given as a dict (``method``, ``path``, ``query``, ``status``, ``epoch_ms``,
+        ``warnings``); sets its ``seq``."""
+        entry["seq"] = self.add(entry["method"], entry["path"], entry["query"], entry["status"], entry["epoch_ms"],
+                                tuple(entry.get("warnings") or ()))
 
     def clear(self) -> None:
-        self._entries.clear()
+        self._cleared = self.total
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return min(self.total - self._cleared, self.size)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return iter([_readable(e) for e in list(self._entries)])
+        return iter(self.entries())
+
+    def _kept(self) -> Iterator[int]:
+        """Slots of the kept entries, oldest first."""
+        for seq in range(max(self._cleared, self.total - self.size) + 1, self.total + 1):
+            slot = seq % self.size
+            if self._seq[slot] == seq:
+                yield slot
+
+    def _entry(self, slot: int) -> dict[str, Any]:
+        method, path, query = self._request[slot]
+        at = self._at[slot]
+        return {"method": method, "path": path, "query": query, "status": self._status[slot], "epoch_ms": at,
+                "warnings": list(self._warnings[slot]), "seq": self._seq[slot], "time": iso_ms(at)}
 
     def entries(
         self, *, method: str | None = None, path: str | None = None, warnings_only: bool = False,
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Entries filtered by method, exact path and whether they carry warnings."""
+        """Entries (new dicts, oldest first) filtered by method, exact path and whether they carry
+        warnings; the time of each as ISO-8601 ``time`` beside its ``epoch_ms``."""
+        wanted_method = method.upper() if method is not None else None
         found = [
-            _readable(e) for e in list(self._entries)
-            if (method is None or e["method"] == method.upper())
-            and (path is None or e["path"] == path)
-            and (not warnings_only or e["warnings"])
+            self._entry(slot) for slot in self._kept()
+            if (wanted_method is None or self._request[slot][0] == wanted_method)
+            and (path is None or self._request[slot][1] == path)
+            and (not warnings_only or self._warnings[slot])
         ]
         return found[-limit:] if limit else found
 
     def warnings(self) -> list[str]:
-        return [w for e in list(self._entries) for w in e["warnings"]]
-
-
-def _readable(entry: dict[str, Any]) -> dict[str, Any]:
-    """The entry with its virtual time as ISO-8601 (kept as epoch ms on the hot path)."""
-    if "time" not in entry:
-        entry["time"] = iso_ms(entry["epoch_ms"])
-    return entry
+        return [w for slot in self._kept() for w in self._warnings[slot]]

@@ -38,7 +38,8 @@ class RelayModel(CallPipeline):
         self._targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]] = {}
         self.teams: dict[str, Team] = {}
         self.tokens: dict[str, str] = {}  # token -> team id
-        self.calls = CallRecords()
+        self._id_prefix = data.token_text(seed, "calls")[:10]
+        self.calls = CallRecords(f"call_{self._id_prefix}")
         self._plans: dict[tuple[str, str], Plan] = {}  # (catalogue id, query) -> plan of a repeated call
         self.stats: dict[str, list[int]] = {}  # entry id -> [calls answered, hits]
         self.idempotency = billing.IdempotencyStore()
@@ -47,7 +48,6 @@ class RelayModel(CallPipeline):
         self.upstreams: dict[str, Handler] = {}
         self.upstream_specs: dict[str, dict[str, Any]] = {}  # exportable registrations (canned tables)
         self.call_seq = 0
-        self._id_prefix = data.token_text(seed, "calls")[:10]
         self.team_seq = 0
         self.not_before_ms: dict[str, int] = {}  # team -> end of its last 503's Retry-After
         self.billed_posts: dict[str, dict[str, int]] = {}  # team -> fingerprint of a billed keyless POST -> at

@@ -21,6 +21,7 @@ from fakes.kernel.clock import Clock
 from . import billing
 from .catalogue import Entry
 from .headers import Headers
+from .ledger import shared_pair
 from .overlay import CatalogueOverlay
 from .records import CallRecords
 from .saturation import Saturation
@@ -42,6 +43,7 @@ class Plan:
     body: bytes
     hit: bool  # counted as a success in the statistics
     relay_cost: int  # micro-USD it costs on the relay's key
+    ledger_pair: tuple[str, str | None]  # its ledger rows' shared (kind, endpoint)
 
 
 class PlannedCalls(CatalogueOverlay):
@@ -77,7 +79,7 @@ class PlannedCalls(CatalogueOverlay):
         estimated = billing.estimate(price, params)  # on the relay's key (an own credential held nothing)
         cost = min(billing.charge(price, status, parsed, estimated, miss), estimated) if price is not None else 0
         self._plans[(target, query)] = Plan(entry["id"], entry["provider"], price is not None, estimated, status,
-                                            body, not miss and status < 400, cost)
+                                            body, not miss and status < 400, cost, shared_pair("call", entry["id"]))
 
     def call_planned(self, target: str, query: str, token: str | None
                      ) -> tuple[int, list[tuple[str, str]], bytes] | None:
@@ -111,17 +113,19 @@ class PlannedCalls(CatalogueOverlay):
             return None  # the provider's 429, or the relay's 503
         if limited:
             simulated.count(provider, credential, now, calls)
-        call_id = self.next_call_id()
+        self.call_seq = seq = self.call_seq + 1
+        call_id = f"call_{self._id_prefix}{seq:010x}"
         endpoint_id = plan.endpoint_id
-        if cost:
-            team.debit(call_id, cost, now, endpoint_id)
+        if cost:  # Team.debit, inlined: the charge is at most the estimate, which the balance covers
+            team.balance_micro -= cost
+            team.ledger.put(now, plan.ledger_pair, call_id, -cost, team.balance_micro)
         stat = self.stats.get(endpoint_id)
         if stat is None:
             stat = self.stats[endpoint_id] = [0, 0]
         stat[0] += 1
         if plan.hit:
             stat[1] += 1
-        self.calls.add(call_id, endpoint_id, provider, credential, plan.status, cost, team.team_id, now)
+        self.calls.put(seq, endpoint_id, provider, credential, team.team_id, plan.status, cost, now)
         headers = [*simulated.limit_headers(calls, now), (self.h.call_id, call_id)]
         if credential == RELAY_KEY:
             headers.append((self.h.cost, str(cost)))

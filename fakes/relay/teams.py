@@ -4,22 +4,15 @@ tokens, the ledger, and the credential ladder (own tool, then stored secret, the
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from fakes.kernel.clock import iso_ms
 
+from .ledger import Ledger, LedgerRow
+
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
-LEDGER_ROWS = 5_000
 _NO_HOLD = (0, "")
-_LEDGER_FIELDS = ("epoch_ms", "kind", "call_id", "endpoint_id", "amount_micro", "balance_micro")
-#: (epoch_ms, kind, call_id, endpoint_id, amount_micro, balance_micro)
-LedgerRow = tuple[int, str, "str | None", "str | None", int, int]
-
-
-def _new_ledger() -> deque[LedgerRow]:
-    return deque(maxlen=LEDGER_ROWS)
 
 
 @dataclass
@@ -32,9 +25,8 @@ class Team:
     secrets: dict[str, str] = field(default_factory=dict)  # provider -> stored secret
     holds: dict[str, tuple[int, str]] = field(default_factory=dict)  # call_id -> (amount_micro, endpoint_id)
     holds_micro: int = 0
-    #: the last LEDGER_ROWS movements, oldest first, as tuples (dicts, with the time formatted, are
-    #: built when read: a billed call costs one small tuple)
-    ledger: deque[LedgerRow] = field(default_factory=_new_ledger)
+    #: the last LEDGER_ROWS movements, oldest first (dicts, with the time formatted, are built when read)
+    ledger: Ledger = field(default_factory=Ledger)
     #: False: the simulated providers neither count nor limit this team's calls (the benchmark's team,
     #: which calls one provider thousands of times at one virtual instant); other teams keep the limit
     upstream_rate_limited: bool = True
@@ -58,7 +50,7 @@ class Team:
     def ledger_rows(self) -> list[dict[str, Any]]:
         """The ledger as dicts (``at``, ``epoch_ms``, ``kind``, ``call_id``, ``endpoint_id``,
         ``amount_micro``, ``balance_micro``), oldest first."""
-        return [{"at": iso_ms(row[0]), **dict(zip(_LEDGER_FIELDS, row, strict=True))} for row in self.ledger]
+        return [{"at": iso_ms(row["epoch_ms"]), **row} for row in self.ledger.dicts()]
 
     def settle(self, call_id: str, charged: int, at_ms: int, endpoint_id: str) -> None:
         """Release the call's hold and take ``charged`` (never more than the hold)."""
@@ -67,19 +59,19 @@ class Team:
         charged = min(charged, held)
         if charged > 0:
             self.balance_micro -= charged
-            self.ledger.append((at_ms, "call", call_id, endpoint_id, -charged, self.balance_micro))
+            self.ledger.add(at_ms, "call", call_id, endpoint_id, -charged, self.balance_micro)
 
     def debit(self, call_id: str, charged: int, at_ms: int, endpoint_id: str) -> None:
         """Take ``charged`` for a call answered without a hold (nothing could run in between)."""
         self.balance_micro -= charged
-        self.ledger.append((at_ms, "call", call_id, endpoint_id, -charged, self.balance_micro))
+        self.ledger.add(at_ms, "call", call_id, endpoint_id, -charged, self.balance_micro)
 
     def grant(self, at_ms: int) -> None:
-        self.ledger.append((at_ms, "grant", None, None, self.balance_micro, self.balance_micro))
+        self.ledger.add(at_ms, "grant", None, None, self.balance_micro, self.balance_micro)
 
     def topup(self, amount: int, at_ms: int) -> None:
         self.balance_micro += amount
-        self.ledger.append((at_ms, "topup", None, None, amount, self.balance_micro))
+        self.ledger.add(at_ms, "topup", None, None, amount, self.balance_micro)
 
     def summary(self) -> dict[str, Any]:
         return {"team_id": self.team_id, "team_name": self.name, "balance_micro": self.balance_micro,
@@ -89,7 +81,7 @@ class Team:
     def to_state(self) -> dict[str, Any]:
         return {"team_id": self.team_id, "name": self.name, "token": self.token, "balance_micro": self.balance_micro,
                 "tools": dict(self.tools), "secrets": dict(self.secrets),
-                "ledger": [dict(zip(_LEDGER_FIELDS, row, strict=True)) for row in self.ledger],
+                "ledger": self.ledger.dicts(),
                 **({} if self.upstream_rate_limited else {"upstream_rate_limited": False})}
 
     @classmethod
@@ -98,7 +90,8 @@ class Team:
                    balance_micro=_micro(raw["balance_micro"]))
         team.tools = {_text(k): _text(v) for k, v in dict(raw.get("tools", {})).items()}
         team.secrets = {_text(k): _text(v) for k, v in dict(raw.get("secrets", {})).items()}
-        team.ledger.extend(_ledger_row(row) for row in raw.get("ledger", []))
+        for row in raw.get("ledger", []):
+            team.ledger.add(*_ledger_row(row))
         limited = raw.get("upstream_rate_limited", True)
         if not isinstance(limited, bool):
             raise ValueError(f"upstream_rate_limited must be true or false, got {limited!r}")
