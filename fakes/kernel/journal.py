@@ -17,6 +17,9 @@ from .clock import iso_ms
 DEFAULT_JOURNAL_SIZE = 1000
 #: distinct (method, path, query) kept shared; past that the table starts over
 MAX_SHARED_REQUESTS = 4096
+#: longer paths and queries are kept by their entry alone: the shared table stays small whatever
+#: clients send (at most MAX_SHARED_REQUESTS of these)
+MAX_SHARED_TEXT = 1024
 _NO_WARNINGS: tuple[str, ...] = ()
 
 
@@ -44,9 +47,11 @@ class Journal:
         request = (method, path, query)
         shared = self._shared.get(request)
         if shared is None:
-            if len(self._shared) >= MAX_SHARED_REQUESTS:
-                self._shared.clear()
-            shared = self._shared[request] = request
+            shared = request
+            if len(path) + len(query) <= MAX_SHARED_TEXT:
+                if len(self._shared) >= MAX_SHARED_REQUESTS:
+                    self._shared.clear()
+                self._shared[request] = request
         self._request[slot] = shared
         self._seq[slot] = seq
         self._at[slot] = epoch_ms

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakes.kernel.journal import MAX_SHARED_REQUESTS, Journal
+from fakes.kernel.journal import MAX_SHARED_REQUESTS, MAX_SHARED_TEXT, Journal
 
 REQUEST = st.tuples(st.sampled_from(["GET", "POST", "HEAD"]), st.sampled_from(["/a", "/b/1", "/c"]),
                     st.sampled_from(["", "x=1", "x=2&y"]), st.sampled_from([200, 404, 0]),
@@ -47,6 +47,9 @@ def test_a_repeated_request_shares_its_texts_and_the_table_is_bounded() -> None:
         journal.add("GET", f"/p{n}", "", 200, 5)
     assert len(journal._shared) <= MAX_SHARED_REQUESTS
     assert journal.entries()[-1]["path"] == f"/p{MAX_SHARED_REQUESTS + 4}"
+    journal.add("GET", "/long", "q=" + "x" * MAX_SHARED_TEXT, 200, 5)  # long texts: kept by the entry only
+    assert ("GET", "/long", "q=" + "x" * MAX_SHARED_TEXT) not in journal._shared
+    assert journal.entries()[-1]["query"] == "q=" + "x" * MAX_SHARED_TEXT
 
 
 def test_a_dict_entry_gets_its_seq_and_time() -> None:
