@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .http_part import bench_http
 from .inprocess import bench_inprocess, child_cold
@@ -21,6 +21,12 @@ from .servers import child_serve
 from .startup import bench_startup
 from .subjects import KERNEL
 from .worlds import bench_worlds
+
+
+def refuse(message: str) -> NoReturn:
+    """A bad flag: one line on stderr, exit status 2 (as argparse does for its own errors)."""
+    print(f"bench: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="serve cycles (start, first answer, stop) per service in the start-up part (default 50)")
     parser.add_argument("--worlds", type=int, default=None,
                         help="new worlds to time per service in the worlds part (default 200)")
+    parser.add_argument("--against", default=None, metavar="CHECKOUT",
+                        help="another checkout of this project (e.g. `git worktree add /tmp/base main`): the HTTP "
+                             "part also serves each fake from it, in runs alternating with this one's and bare "
+                             "Starlette's, and reports this / that (an A/B of two revisions on one machine)")
     parser.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also save the figures as JSON")
     return parser
 
@@ -75,7 +85,7 @@ def parse_options(argv: Sequence[str]) -> tuple[Options, str | None]:
         chosen = [n.strip() for n in args.only.split(",") if n.strip()]
         unknown = [n for n in chosen if n not in names and n != KERNEL]
         if unknown:
-            raise SystemExit(f"bench: unknown service(s) {', '.join(unknown)}; known: {', '.join(names)}")
+            refuse(f"unknown service(s) {', '.join(unknown)}; known: {', '.join(names)}")
         names = [n for n in names if n in chosen]
     targets = ([] if args.no_kernel else [KERNEL]) + names + list(args.fake)
     settings = {service: dict(values) for service, values in (QUICK_SETTINGS if quick else BENCH_SETTINGS).items()}
@@ -83,11 +93,17 @@ def parse_options(argv: Sequence[str]) -> tuple[Options, str | None]:
         key, sep, value = item.partition("=")
         service, dot, name = key.partition(".")
         if not sep or not dot:
-            raise SystemExit(f"bench: --set takes SERVICE.KEY=VALUE, got {item!r}")
+            refuse(f"--set takes SERVICE.KEY=VALUE, got {item!r}")
         settings.setdefault(service, {})[name] = value
+    against = None
+    if args.against is not None:
+        against = str(Path(args.against).resolve())
+        if not (Path(against) / "fakes" / "kernel").is_dir() or not (Path(against) / "scenarios" / "bench").is_dir():
+            refuse(f"--against {args.against!r} is not a checkout of this project "
+                             "(no fakes/kernel and scenarios/bench in it)")
     parts = {p.strip() for p in args.parts.split(",") if p.strip()}
     if parts - set(PARTS):
-        raise SystemExit(f"bench: unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; known: {', '.join(PARTS)}")
+        refuse(f"unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; known: {', '.join(PARTS)}")
     load = LoadConfig(
         generator=choose_generator(args.generator) if parts & {"http", "peers"} else args.generator,
         duration=pick(args.duration, 5.0, 1.0), warmup=pick(args.warmup, 1.0, 0.3),
@@ -101,7 +117,7 @@ def parse_options(argv: Sequence[str]) -> tuple[Options, str | None]:
         inbox_messages=pick(args.inbox_messages, 100_000, 1_000), page_repeats=pick(args.page_repeats, 20, 3),
         random_pages=pick(args.random_pages, 200, 10), cycles=pick(args.cycles, 50, 5),
         worlds=pick(args.worlds, 200, 10),
-        quick=quick,
+        quick=quick, against=against,
     )
     return options, args.json_path
 
@@ -116,6 +132,7 @@ def run(options: Options) -> Report:
         "journal_requests": options.journal_requests, "journal_size": options.journal_size,
         "inbox_messages": options.inbox_messages, "page_repeats": options.page_repeats,
         "random_pages": options.random_pages, "cycles": options.cycles, "worlds": options.worlds,
+        "against": options.against,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
     if options.parts & {"http", "peers"}:

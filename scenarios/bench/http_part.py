@@ -79,6 +79,14 @@ def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[P
         print(f"  {row['service']}: {row['request']} ({info['bytes']} bytes)", file=sys.stderr)
         urls = {"bare": bare_server.url + info["path"], "fake": url}
         warmups = {"bare": config.warmup, "fake": config.warmup}
+        against_server = None
+        if options.against:
+            against_server = stack.enter_context(Server({"kind": "fake", "target": target, "settings": options.settings,
+                                                         "body_file": body_file + ".against"}, cwd=options.against))
+            urls["against"] = against_server.url + against_server.info["path"]
+            warmups["against"] = config.warmup
+            status, body = _fetch(urls["against"], info["method"], info["headers"])
+            row["against"] = {"checkout": options.against, "status": status, "same_bytes": body == check.content}
         row["peers"] = {}
         sample = Sample(info["method"], info["path"], check.status_code,
                         {"content-type": check.headers.get("content-type", ""), **response_headers}, check.content)
@@ -106,16 +114,25 @@ def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[P
             for name in (names if round_index % 2 == 0 else names[::-1]):
                 runs[name].append(run_load(config, urls[name], info["method"], info["headers"], config.duration))
         ours = {"bare": bare_server, "fake": fake_server}
+        if against_server is not None:
+            ours["against"] = against_server
         for name in names:
             best = max(runs[name], key=lambda r: r["rps"])  # noise only ever slows a run down
             figures = {**best, "rounds_rps": [r["rps"] for r in runs[name]]}
             if name in ours:
                 memory = ours[name].memory()
-                row[name] = {**figures, "rss_kb": memory.get("VmRSS"), "rss_peak_kb": memory.get("VmHWM")}
+                row[name] = {**row.get(name, {}), **figures, "rss_kb": memory.get("VmRSS"),
+                             "rss_peak_kb": memory.get("VmHWM")}
             else:
                 row["peers"][name].update(figures)
         paired = [f["rps"] / b["rps"] for f, b in zip(runs["fake"], runs["bare"], strict=True) if b["rps"]]
         row["ratio_median_of_rounds"] = statistics.median(paired) if paired else 0.0
+        if "against" in runs:
+            against = row["against"]
+            against["fake_ratio"] = row["fake"]["rps"] / against["rps"] if against["rps"] else 0.0
+            pairs = [f["rps"] / a["rps"] for f, a in zip(runs["fake"], runs["against"], strict=True) if a["rps"]]
+            against["fake_ratio_median_of_rounds"] = statistics.median(pairs) if pairs else 0.0
+            against["ratio_to_bare"] = against["rps"] / row["bare"]["rps"] if row["bare"]["rps"] else 0.0
     row["ratio"] = row["fake"]["rps"] / row["bare"]["rps"] if row["bare"]["rps"] else 0.0
     row["p99_ratio"] = row["fake"]["p99_ms"] / row["bare"]["p99_ms"] if row["bare"]["p99_ms"] else 0.0
     for figures in row["peers"].values():

@@ -53,7 +53,8 @@ def choose_generator(wanted: str) -> str:
     if wanted == "auto":
         return "wrk" if shutil.which("wrk") else "python"
     if wanted == "wrk" and not shutil.which("wrk"):
-        raise SystemExit("bench: --generator wrk but wrk is not on PATH (apt-get install wrk)")
+        print("bench: --generator wrk but wrk is not on PATH (apt-get install wrk)", file=sys.stderr)
+        raise SystemExit(2)
     return wanted
 
 

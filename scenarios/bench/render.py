@@ -69,6 +69,20 @@ def render(report: Report) -> str:
                            + " | ".join(cells))
             out.append("(peer column: version; * = its body differs from the fake's bytes (re-serialised JSON); "
                        "p99 in ms)")
+        against_rows = [row for row in report.http if row.get("against", {}).get("rps")]
+        if against_rows:
+            out += ["", f"Against {report.config.get('against')} (the same fakes served from that checkout, "
+                        "in runs alternating with this one's)",
+                    f"{'service':<21} {'this req/s':>10} {'/ bare':>7} | {'that req/s':>10} {'/ bare':>7} | "
+                    f"{'this/that':>9} {'pairs':>6}"]
+            for row in against_rows:
+                that = row["against"]
+                same = "" if that["same_bytes"] else "  (its bytes differ)"
+                out.append(f"{row['service']:<21} {row['fake']['rps']:>10.0f} {row['ratio']:>7.2f} | "
+                           f"{that['rps']:>10.0f} {that['ratio_to_bare']:>7.2f} | {that['fake_ratio']:>9.3f} "
+                           f"{that['fake_ratio_median_of_rounds']:>6.3f}{same}")
+            out.append("(this/that = best req/s of this checkout / best of that one; pairs = median of the ratios of "
+                       "runs made one after the other: the figure to trust on a noisy machine)")
     if report.inprocess:
         out += ["", "2. In process (sequential calls of the sample request)",
                 f"{'service':<14} {'client()/s':>10} {'async/s':>8} | {'ASGI us/req':>11} {'bare':>5} | "

@@ -42,6 +42,8 @@ class Options:
     quick: bool
     cycles: int = 50
     worlds: int = 200
+    #: another checkout of the project: the HTTP part serves each fake from it too, runs alternating
+    against: str | None = None
 
 
 @dataclass

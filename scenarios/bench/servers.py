@@ -81,10 +81,12 @@ def child_serve(spec: dict[str, Any]) -> int:
 class Server:
     """A child process serving one app; ``info`` is its ready line."""
 
-    def __init__(self, spec: dict[str, Any], timeout: float = 600.0) -> None:
+    def __init__(self, spec: dict[str, Any], timeout: float = 600.0, cwd: str | None = None) -> None:
+        """``cwd``: another checkout of the project to serve from (its ``fakes`` and ``scenarios``
+        come first on the child's path, being in its working directory)."""
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server
         self.proc = subprocess.Popen([sys.executable, "-m", "scenarios.bench", "_serve", json.dumps(spec)],
-                                     stdout=subprocess.PIPE, stderr=self._stderr, text=True)
+                                     stdout=subprocess.PIPE, stderr=self._stderr, text=True, cwd=cwd)
         self.info = self._ready_line(timeout)
         self.url = f"http://127.0.0.1:{self.info['port']}"
 

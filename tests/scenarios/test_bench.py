@@ -78,3 +78,30 @@ def test_the_prism_document_answers_the_sample_body_as_its_example() -> None:
     operation = document["paths"]["/filings/"]["get"]["responses"]["200"]
     assert operation["content"]["application/json"]["example"] == {"count": 2, "results": []}
     assert operation["headers"]["x-ratelimit-limit"]["schema"]["example"] == "100"
+
+
+def test_against_another_checkout_serves_both_in_alternating_runs(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """An A/B of two checkouts (here this one against itself): both fakes and bare Starlette are
+    loaded in alternating runs and the report says this / that."""
+    out = tmp_path / "bench.json"
+    checkout = str(Path(__file__).resolve().parents[2])
+    assert bench.main(["--quick", "--parts", "http", "--only", "member-export", "--no-kernel", "--generator",
+                       "python", "--duration", "0.3", "--warmup", "0", "--rounds", "2", "--against", checkout,
+                       "--json", str(out)]) == 0
+    row = json.loads(out.read_text())["http"][0]
+    against = row["against"]
+    assert against["checkout"] == checkout and against["status"] == 200 and against["same_bytes"]
+    assert against["rps"] > 0 and len(against["rounds_rps"]) == 2
+    assert against["fake_ratio"] == pytest.approx(row["fake"]["rps"] / against["rps"])
+    assert against["fake_ratio_median_of_rounds"] > 0
+    assert f"Against {checkout}" in capsys.readouterr().out
+
+
+def test_against_needs_a_checkout_of_this_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(["--parts", "http", "--against", str(tmp_path)])
+    assert stopped.value.code == 2  # a bad flag: one line, status 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"bench: --against {str(tmp_path)!r} is not a checkout of this project (no fakes/kernel and "
+        "scenarios/bench in it)"]
