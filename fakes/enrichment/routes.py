@@ -122,11 +122,25 @@ class RawResponse(Response):
         self.status_code = status
         self.body = body
         self.background = None
-        raw = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+        pairs = _PAIRS
+        raw = []
+        for pair in headers.items():
+            encoded = pairs.get(pair)
+            if encoded is None:
+                name, value = pair
+                encoded = (name.lower().encode("latin-1"), value.encode("latin-1"))
+                if len(value) <= 64:  # the few names and values every answer repeats, encoded once
+                    if len(pairs) >= 4096:
+                        pairs.clear()
+                    pairs[pair] = encoded
+            raw.append(encoded)
         raw.append((b"content-length", str(len(body)).encode()))
         raw.append((b"content-type", (media_type + "; charset=utf-8" if media_type.startswith("text/")
                                       else media_type).encode()))
         self.raw_headers = raw
+
+
+_PAIRS: dict[tuple[str, str], tuple[bytes, bytes]] = {}
 
 
 def render(answer: Answer, call: Call) -> Response:

@@ -266,7 +266,19 @@ def bearer_token(request: Request) -> str | None:
         if name == b"authorization":
             raw = value
             break
+    known = _BEARERS.get(raw, _UNSEEN)
+    if known is not _UNSEEN:
+        return known  # type: ignore[return-value]
     scheme, _, token = raw.decode("latin-1").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return None
-    return token.strip()
+    found = token.strip() if scheme.lower() == "bearer" and token.strip() else None
+    if len(raw) <= MAX_REMEMBERED_BEARER:  # clients send one or a few: each parsed once
+        if len(_BEARERS) >= MAX_REMEMBERED_QUERIES:
+            _BEARERS.clear()
+        _BEARERS[raw] = found
+    return found
+
+
+_UNSEEN = object()
+#: Authorization header values seen lately -> their bearer token (None: not a bearer token)
+_BEARERS: dict[bytes, str | None] = {}
+MAX_REMEMBERED_BEARER = 512

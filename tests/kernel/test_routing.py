@@ -164,6 +164,16 @@ def test_bearer_token_reads_the_first_authorization_header() -> None:
     assert bearer_token(request((b"authorization", b"Basic abc"))) is None
     assert bearer_token(request((b"authorization", b"Bearer "))) is None
     assert bearer_token(request()) is None
+    # each header value is parsed once (answers come from the table again), long ones every time
+    from fakes.kernel import http
+
+    for _ in range(2):
+        assert bearer_token(request((b"authorization", b"bearer tok-1"))) == "tok-1"
+        assert bearer_token(request((b"authorization", b"Basic x"))) is None
+    assert http._BEARERS[b"bearer tok-1"] == "tok-1" and http._BEARERS[b"Basic x"] is None
+    long_value = b"Bearer " + b"t" * http.MAX_REMEMBERED_BEARER
+    assert bearer_token(request((b"authorization", long_value))) == "t" * http.MAX_REMEMBERED_BEARER
+    assert long_value not in http._BEARERS
 
 
 def test_long_paths_and_queries_are_answered_but_not_remembered() -> None:
