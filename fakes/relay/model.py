@@ -18,7 +18,7 @@ from .plans import Plan
 from .records import CallRecords
 from .saturation import Saturation
 from .settings import RelaySettings
-from .teams import Team
+from .teams import Team, micro_amount
 from .upstreams import AsgiUpstream, CannedUpstream, Handler, SimulatedUpstream
 
 
@@ -55,6 +55,8 @@ class RelayModel(CallPipeline):
     # -- teams -----------------------------------------------------------------------------------
     def create_team(self, balance_micro: int | None = None, name: str | None = None, *,
                     upstream_rate_limited: bool = True) -> Team:
+        if balance_micro is not None:
+            balance_micro = micro_amount(balance_micro)  # refused before a team number is taken
         self.team_seq += 1
         team_id = f"team_{self.team_seq}"
         token = f"{self.settings.relay_name}_{data.token_text(self.seed, 'team', self.team_seq)}"

@@ -53,6 +53,8 @@ class RelaySettings(FakeSettings):
                      "idempotency_ttl_s", "upstream_latency_ms", "upstream_rate_limit"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must be >= 0")
+        if self.start_balance_micro > 10**12:  # the most a control-plane body may name (bodies.MAX_MICRO)
+            raise SettingsError("start_balance_micro must be <= 1000000000000 (one million USD)")
         if not 0 <= self.hit_rate <= 1:
             raise SettingsError("hit_rate must be between 0 and 1")
         if not 20 <= self.providers <= 200 or not 100 <= self.endpoints <= 20_000:

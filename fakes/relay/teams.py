@@ -9,7 +9,7 @@ from typing import Any
 
 from fakes.kernel.clock import iso_ms
 
-from .ledger import Ledger, LedgerRow
+from .ledger import MAX_AMOUNT, Ledger, LedgerRow
 
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
 _NO_HOLD = (0, "")
@@ -70,6 +70,8 @@ class Team:
         self.ledger.add(at_ms, "grant", None, None, self.balance_micro, self.balance_micro)
 
     def topup(self, amount: int, at_ms: int) -> None:
+        if not 0 < amount < MAX_AMOUNT - self.balance_micro:  # refused before anything changes
+            raise ValueError(f"a top-up is a positive amount that keeps the balance under {MAX_AMOUNT} micro-USD")
         self.balance_micro += amount
         self.ledger.add(at_ms, "topup", None, None, amount, self.balance_micro)
 
@@ -87,7 +89,7 @@ class Team:
     @classmethod
     def from_state(cls, raw: dict[str, Any]) -> Team:
         team = cls(team_id=_text(raw["team_id"]), name=_text(raw["name"]), token=_text(raw["token"]),
-                   balance_micro=_micro(raw["balance_micro"]))
+                   balance_micro=micro_amount(raw["balance_micro"]))
         team.tools = {_text(k): _text(v) for k, v in dict(raw.get("tools", {})).items()}
         team.secrets = {_text(k): _text(v) for k, v in dict(raw.get("secrets", {})).items()}
         for row in raw.get("ledger", []):
@@ -118,7 +120,7 @@ def _text(value: Any) -> str:
     return value
 
 
-def _micro(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"expected a non-negative integer of micro-USD, got {value!r}")
+def micro_amount(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < MAX_AMOUNT:
+        raise ValueError(f"expected a non-negative integer of micro-USD under {MAX_AMOUNT}, got {value!r}")
     return value

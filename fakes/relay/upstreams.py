@@ -291,4 +291,6 @@ async def call_handler(handler: Handler, request: UpstreamRequest) -> UpstreamRe
         result = await result
     if not isinstance(result, UpstreamResponse):
         raise TypeError(f"an upstream handler must return an UpstreamResponse, got {type(result).__name__}")
+    if not isinstance(result.status, int) or isinstance(result.status, bool) or not 100 <= result.status <= 599:
+        raise TypeError(f"an upstream handler answered status {result.status!r} (100-599)")  # the relay's 502
     return result

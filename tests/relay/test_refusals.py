@@ -262,3 +262,30 @@ async def _holds(fake: RelayFake, team: dict[str, Any]) -> None:
     after = fake.team_info(team["team_id"])
     assert after["holds_micro"] == 0 and after["balance_micro"] == 1_000_000 - 20_000
     assert fake.model.saturation.in_flight == 0
+
+
+def test_amounts_a_ledger_cannot_keep_are_refused_before_anything_changes(fake: RelayFake) -> None:
+    """Balances and amounts live in 64-bit ledger arrays: anything past 2**62 micro-USD is refused
+    where it comes in (Python API, imported state, settings), never by a later call."""
+    from fakes.kernel.settings import SettingsError
+    from fakes.relay.ledger import MAX_AMOUNT
+
+    team = fake.create_team()
+    teams_before = len(fake.model.teams)
+    with pytest.raises(ValueError, match="under"):
+        fake.create_team(balance_micro=MAX_AMOUNT)
+    assert len(fake.model.teams) == teams_before and fake.model.team_seq == teams_before
+    with pytest.raises(ValueError, match="top-up"):
+        fake.topup(team["team_id"], MAX_AMOUNT - 1)
+    assert balance(fake, team) == 1_000_000 and len(fake.model.team(team["team_id"]).ledger) == 1
+    with pytest.raises(SettingsError, match="start_balance_micro"):
+        RelayFake(overrides={"start_balance_micro": str(10**12 + 1)})
+
+
+def test_an_upstream_answering_an_impossible_status_is_the_relays_502(fake: RelayFake) -> None:
+    team = fake.create_team()
+    fake.register_upstream("firmdata", lambda request: UpstreamResponse(10**20, [], b"{}"))
+    with fake.client(headers={"X-Proxy-Token": team["token"]}) as http:
+        response = http.get(ENRICH, params={"domain": "northwind.com"})
+    assert response.status_code == 502 and response.json()["error"] == "upstream_failed"
+    assert balance(fake, team) == 1_000_000
