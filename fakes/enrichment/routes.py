@@ -18,7 +18,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, dumps, json_response, parse_query, read_json
+from fakes.kernel.http import bearer_token, dumps, encoded_headers, json_response, parse_query, read_json
 from fakes.kernel.verdicts import ClientRule, flag
 
 from .calls import Answer, Call
@@ -122,25 +122,11 @@ class RawResponse(Response):
         self.status_code = status
         self.body = body
         self.background = None
-        pairs = _PAIRS
-        raw = []
-        for pair in headers.items():
-            encoded = pairs.get(pair)
-            if encoded is None:
-                name, value = pair
-                encoded = (name.lower().encode("latin-1"), value.encode("latin-1"))
-                if len(value) <= 64:  # the few names and values every answer repeats, encoded once
-                    if len(pairs) >= 4096:
-                        pairs.clear()
-                    pairs[pair] = encoded
-            raw.append(encoded)
+        raw = encoded_headers(headers)  # the few names and values every answer repeats, encoded once
         raw.append((b"content-length", str(len(body)).encode()))
         raw.append((b"content-type", (media_type + "; charset=utf-8" if media_type.startswith("text/")
                                       else media_type).encode()))
         self.raw_headers = raw
-
-
-_PAIRS: dict[tuple[str, str], tuple[bytes, bytes]] = {}
 
 
 def render(answer: Answer, call: Call) -> Response:

@@ -23,7 +23,16 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import InvalidInteger, dumps, json_response, parse_query, query_int, read_json_object
+from fakes.kernel.http import (
+    InvalidInteger,
+    dumps,
+    encoded_headers,
+    header_value,
+    json_response,
+    parse_query,
+    query_int,
+    read_json_object,
+)
 from fakes.kernel.verdicts import flag
 
 from . import data
@@ -62,7 +71,7 @@ def service_routes(fake: VideoFake) -> list[BaseRoute]:
         async def endpoint(request: Request) -> Response:
             fake.sync()
             model: VideoModel = fake.model
-            header = request.headers.get("authorization")
+            header = header_value(request, b"authorization")
             project = model.projects.identify(header, model.clock.now_ms()) if header else None
             bucket = project.project_id if project else "address:" + (request.client.host if request.client else "-")
             headers, allowed = model.rate(bucket, _kind(request.method, request.method in upload_methods),
@@ -84,7 +93,7 @@ def service_routes(fake: VideoFake) -> list[BaseRoute]:
             finally:
                 fake.dispatch()
             # appended raw: cheaper than MutableHeaders on the hot path, same bytes
-            response.raw_headers.extend((name.lower().encode(), value.encode()) for name, value in headers.items())
+            response.raw_headers.extend(encoded_headers(headers))
             return response
 
         return endpoint

@@ -176,6 +176,15 @@ def test_bearer_token_reads_the_first_authorization_header() -> None:
     assert long_value not in http._BEARERS
 
 
+def test_header_value_is_the_first_as_starlette_gives_it() -> None:
+    from fakes.kernel.http import header_value
+
+    request = Request({"type": "http", "method": "GET", "path": "/", "query_string": b"",
+                       "headers": [(b"authorization", b"Basic \xe9"), (b"authorization", b"Bearer x")]})
+    assert header_value(request, b"authorization") == request.headers.get("authorization") == "Basic \xe9"
+    assert header_value(request, b"host") is request.headers.get("host") is None
+
+
 def test_long_paths_and_queries_are_answered_but_not_remembered() -> None:
     from fakes.kernel import http
 
