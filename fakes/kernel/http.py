@@ -33,6 +33,17 @@ class JSONResponse(Response):
         return dumps(content)
 
 
+class JSONBytesResponse(Response):
+    """JSON already rendered to bytes (a cached page): its two headers built directly, the same
+    bytes Starlette's ``Response(body, media_type="application/json")`` sends without re-scanning."""
+
+    def __init__(self, body: bytes, status: int = 200) -> None:
+        self.status_code = status
+        self.body = body
+        self.background = None
+        self.raw_headers = [(b"content-length", str(len(body)).encode()), (b"content-type", b"application/json")]
+
+
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return JSONResponse(data, status_code=status, headers=headers)
 

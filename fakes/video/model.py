@@ -41,6 +41,7 @@ class VideoModel(UploadRules, TranscriptReads):
     def __init__(self, clock: Clock, settings: VideoSettings, seed: int) -> None:
         self.clock = clock
         self.settings = settings
+        self.limits = settings.limits()  # per kind of request; settings never change under a model
         self.seed = seed
         self.lock = threading.RLock()
         self.projects = Projects(seed, settings.environment, settings.token_lifetime_s)
@@ -153,7 +154,7 @@ class VideoModel(UploadRules, TranscriptReads):
     def rate(self, bucket: str, kind: str, counted: bool = True) -> tuple[dict[str, str], bool]:
         """Count one request of ``kind`` against ``bucket``: (headers, allowed). Not ``counted`` (a
         project that is not rate-limited): always allowed, the window untouched."""
-        limit = self.settings.limits()[kind]
+        limit = self.limits[kind]
         now = self.clock.now_ms()
         with self.lock:
             window = self.buckets.get((bucket, kind))

@@ -25,6 +25,7 @@ from starlette.routing import BaseRoute, Route
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import (
     InvalidInteger,
+    JSONBytesResponse,
     dumps,
     encoded_headers,
     header_value,
@@ -116,13 +117,13 @@ def service_routes(fake: VideoFake) -> list[BaseRoute]:
         raw_query = request.scope["query_string"].decode("latin-1")
         cached = model.cached_list(project, base, raw_query)  # only valid queries were ever cached
         if cached is not None:
-            return Response(cached, media_type="application/json")
+            return JSONBytesResponse(cached)
         query = video_query(request, fake)
         version = model.version
         found = model.list_videos(project, query)
         body = dumps(page_of([model.render(v, base) for v in found], query, request, "/videos"))
         model.cache_list(project, base, raw_query, body, version)
-        return Response(body, media_type="application/json")
+        return JSONBytesResponse(body)
 
     async def get_video(request: Request, project: Project) -> Response:
         video = fake.model.video(project, request.path_params["video_id"])

@@ -196,3 +196,10 @@ def test_long_paths_and_queries_are_answered_but_not_remembered() -> None:
     request = Request({"type": "http", "method": "GET", "path": "/", "query_string": long_query, "headers": []})
     assert http.parse_query(request)["q"] == "x" * (http.MAX_REMEMBERED_QUERY + 10)
     assert long_query not in http._QUERIES
+
+
+def test_json_bytes_response_sends_what_starlette_would() -> None:
+    from fakes.kernel.http import JSONBytesResponse
+
+    body = b'{"a":[1,2]}'
+    assert JSONBytesResponse(body, 201).raw_headers == Response(body, 201, media_type="application/json").raw_headers
