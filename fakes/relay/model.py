@@ -57,9 +57,12 @@ class RelayModel(CallPipeline):
                     upstream_rate_limited: bool = True) -> Team:
         if balance_micro is not None:
             balance_micro = micro_amount(balance_micro)  # refused before a team number is taken
-        self.team_seq += 1
-        team_id = f"team_{self.team_seq}"
-        token = f"{self.settings.relay_name}_{data.token_text(self.seed, 'team', self.team_seq)}"
+        while True:  # an imported team may hold the next number's id or token: skip it
+            self.team_seq += 1
+            team_id = f"team_{self.team_seq}"
+            token = f"{self.settings.relay_name}_{data.token_text(self.seed, 'team', self.team_seq)}"
+            if team_id not in self.teams and token not in self.tokens:
+                break
         team = Team(team_id=team_id, name=name or data.team_name(self.seed, self.team_seq), token=token,
                     balance_micro=self.settings.start_balance_micro if balance_micro is None else balance_micro,
                     upstream_rate_limited=upstream_rate_limited)
@@ -123,8 +126,20 @@ class RelayModel(CallPipeline):
         for provider, spec in dict(state.get("upstreams", {})).items():
             if "responses" in spec:
                 self.register_upstream(provider, CannedUpstream(spec["responses"]), spec)
-        self.call_seq = int(state.get("call_seq", 0))
-        self.team_seq = int(state.get("team_seq", len(self.teams)))
+        self.call_seq = _count(state.get("call_seq", 0), "call_seq", MAX_CALL_SEQ)
+        if self.calls.newest > self.call_seq:
+            raise ValueError(f"a call record's id names call {self.calls.newest}, after call_seq {self.call_seq}")
+        self.team_seq = _count(state.get("team_seq", len(self.teams)), "team_seq", MAX_CALL_SEQ)
+
+#: call ids keep their form (10 hex digits of the number) up to here; state may not name more
+MAX_CALL_SEQ = 16**10 - 2**20
+
+
+def _count(value: Any, name: str, most: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
+        raise ValueError(f"{name} must be an integer from 0 to {most}, got {value!r}")
+    return value
+
 
 def asgi_upstream(app: Any) -> Handler:
     return AsgiUpstream(app)

@@ -128,6 +128,11 @@ class CallRecords:
                 own.append(self._record(f"{self.id_prefix}{seq:0{_SEQ_DIGITS}x}", slot))
         return iter(others + own)
 
+    @property
+    def newest(self) -> int:
+        """The highest call number among this model's own records (0: none)."""
+        return self._newest
+
     def __len__(self) -> int:
         return self._count + len(self._other)
 

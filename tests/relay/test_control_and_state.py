@@ -143,3 +143,44 @@ def test_serve_prints_a_team_token_with_one_dollar(fake: RelayFake) -> None:
     with fake.client(headers={"X-Proxy-Token": demo["token"]}) as http:
         assert http.get("/balance").json()["balance_micro"] == 1_000_000
     assert fake.demo_credentials() == demo  # one demo team per model
+
+
+@pytest.mark.parametrize("change", ["call_seq_huge", "call_seq_negative", "record_after_call_seq"])
+def test_imported_call_numbers_that_later_calls_could_not_record_are_refused(change: str) -> None:
+    """Call records live in the slot of their call number: a state whose numbers a later call could
+    not record (past the ids' 10 hex digits, negative, a record after ``call_seq``) is a 400 at import,
+    never a 500 or a lost record later."""
+    fake = RelayFake(seed=0)
+    team = fake.create_team()
+    with fake.client(headers={"X-Proxy-Token": team["token"]}) as http:
+        http.get("/call/firmdata.companies.enrich", params={"domain": "northwind.com"})
+        state = http.get("/_fake/state").json()
+    model = state["model"]
+    if change == "call_seq_huge":
+        model["call_seq"] = 2**63 - 1
+    elif change == "call_seq_negative":
+        model["call_seq"] = -5
+    else:
+        model["calls"].append({**model["calls"][0], "call_id": fake.model.calls.id_prefix + "ffffffffff"})
+    fresh = RelayFake(seed=0)
+    with fresh.client() as http:
+        answer = http.put("/_fake/state", json=state)
+        assert answer.status_code == 400 and answer.json()["error"] == "invalid_state"
+        model.update(call_seq=1, calls=model["calls"][:1])  # the same state, made consistent, imports
+        assert http.put("/_fake/state", json=state).status_code == 200
+        call = http.get("/call/firmdata.companies.enrich", params={"domain": "northwind.com"},
+                        headers={"X-Proxy-Token": team["token"]})
+        record = http.get(f"/calls/{call.headers['X-Proxy-Call-Id']}", headers={"X-Proxy-Token": team["token"]})
+        assert call.status_code == 200 and record.status_code == 200
+
+
+def test_a_new_team_never_takes_an_imported_teams_id_or_token() -> None:
+    fake = RelayFake(seed=0)
+    first = fake.create_team()
+    state = fake.model.to_state()
+    state["team_seq"] = 0  # behind the imported team_1
+    fresh = RelayFake(seed=0)
+    fresh.model.load_state(state)
+    made = fresh.create_team()
+    assert made["team_id"] == "team_2" and made["token"] != first["token"]
+    assert fresh.team_info("team_1")["balance_micro"] == 1_000_000
