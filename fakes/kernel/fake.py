@@ -14,6 +14,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, Router
 
 from .app import FakeApp
+from .benchops import BenchOperation
 from .clock import Clock, ClockError
 from .control import control_routes
 from .errors import ControlError, ServiceError
@@ -155,6 +156,12 @@ class Fake:
         failure of the fake. The generic suites (the invariant harness) accept these and still
         require an imported twin to answer the same. The kernel's injected faults are not asked."""
         return False
+
+    def bench_operations(self) -> list[BenchOperation]:
+        """One timed request per public operation (see :mod:`fakes.kernel.benchops`): what the
+        benchmark's ``operations`` part times and the contract tests require for every path of
+        :meth:`openapi_document`."""
+        return []
 
     def sample_request(self) -> tuple[str, str]:
         """(method, path+query) of this service's heaviest common request, ready to succeed with

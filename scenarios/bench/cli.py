@@ -14,6 +14,7 @@ from .http_part import bench_http
 from .inprocess import bench_inprocess, child_cold
 from .load import LoadConfig, child_load, choose_generator
 from .measure import loadavg, machine_info
+from .operations import bench_operations
 from .render import render
 from .report import BENCH_SETTINGS, DEFAULT_PARTS, PARTS, QUICK_SETTINGS, Options, Report
 from .scale import bench_scale, child_journal, child_pages
@@ -63,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="serve cycles (start, first answer, stop) per service in the start-up part (default 50)")
     parser.add_argument("--worlds", type=int, default=None,
                         help="new worlds to time per service in the worlds part (default 200)")
+    parser.add_argument("--op-repeats", type=int, default=None,
+                        help="timed calls of each public operation in the operations part (default 200)")
     parser.add_argument("--against", default=None, metavar="CHECKOUT",
                         help="another checkout of this project (e.g. `git worktree add /tmp/base main`): the HTTP "
                              "part also serves each fake from it, in runs alternating with this one's and bare "
@@ -116,7 +119,7 @@ def parse_options(argv: Sequence[str]) -> tuple[Options, str | None]:
         journal_requests=pick(args.journal_requests, 1_000_000, 20_000), journal_size=1000,
         inbox_messages=pick(args.inbox_messages, 100_000, 1_000), page_repeats=pick(args.page_repeats, 20, 3),
         random_pages=pick(args.random_pages, 200, 10), cycles=pick(args.cycles, 50, 5),
-        worlds=pick(args.worlds, 200, 10),
+        worlds=pick(args.worlds, 200, 10), op_repeats=pick(args.op_repeats, 200, 10),
         quick=quick, against=against,
     )
     return options, args.json_path
@@ -132,6 +135,7 @@ def run(options: Options) -> Report:
         "journal_requests": options.journal_requests, "journal_size": options.journal_size,
         "inbox_messages": options.inbox_messages, "page_repeats": options.page_repeats,
         "random_pages": options.random_pages, "cycles": options.cycles, "worlds": options.worlds,
+        "op_repeats": options.op_repeats,
         "against": options.against,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
@@ -146,6 +150,8 @@ def run(options: Options) -> Report:
         bench_startup(options, report)
     if "worlds" in options.parts:
         bench_worlds(options, report)
+    if "operations" in options.parts:
+        bench_operations(options, report)
     return report
 
 

@@ -28,7 +28,7 @@ def bench_http(options: Options, report: Report) -> None:
             report.skip("peers", name, why)
         print(f"  peers: {', '.join(f'{peer.name} {version}' for peer, version in peers) or 'none installed'}",
               file=sys.stderr)
-    print(f"\n[1/5] over HTTP: {config.describe()}", file=sys.stderr)
+    print(f"\n[1/6] over HTTP: {config.describe()}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
         for index, target in enumerate(options.targets):
             why = importable(target)

@@ -47,7 +47,7 @@ async def _async_rate(client: Any, method: str, path: str, headers: dict[str, st
 
 
 def bench_inprocess(options: Options, report: Report) -> None:
-    print(f"\n[2/5] in process: {options.inproc_seconds:g} s per client, {options.fresh_runs} fresh fakes",
+    print(f"\n[2/6] in process: {options.inproc_seconds:g} s per client, {options.fresh_runs} fresh fakes",
           file=sys.stderr)
     for target in options.targets:
         why = importable(target)

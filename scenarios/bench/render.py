@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .measure import mb
+from .operations import render_operations
 from .report import TARGET_CYCLE_MS, TARGET_FRESH_MS, TARGET_HTTP_RATIO, Report
 from .subjects import KERNEL
 from .worlds import render_worlds
@@ -147,6 +148,7 @@ def render(report: Report) -> str:
             out.append(f"(a new httpx.Client() costs {report.startup_client_ms:.1f} ms by itself, in the test's own "
                        "code: build one per session, not per test)")
     out += render_worlds(report)
+    out += render_operations(report)
     if report.targets:
         out += ["", "Targets (reported, not asserted)"]
         for t in report.targets:

@@ -22,8 +22,8 @@ BENCH_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "full"}}
 QUICK_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "small"}}
 
 
-PARTS = ("http", "inprocess", "scale", "startup", "worlds", "peers")
-DEFAULT_PARTS = ("http", "inprocess", "scale", "startup", "worlds")
+PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "peers")
+DEFAULT_PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations")
 
 
 @dataclass
@@ -42,6 +42,8 @@ class Options:
     quick: bool
     cycles: int = 50
     worlds: int = 200
+    #: timed calls of each public operation in the operations part
+    op_repeats: int = 200
     #: another checkout of the project: the HTTP part serves each fake from it too, runs alternating
     against: str | None = None
 
@@ -56,6 +58,7 @@ class Report:
     startup: list[dict[str, Any]] = field(default_factory=list)
     startup_client_ms: float | None = None
     worlds: list[dict[str, Any]] = field(default_factory=list)
+    operations: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     targets: list[dict[str, Any]] = field(default_factory=list)
 
@@ -71,7 +74,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         return {"machine": self.machine, "config": self.config, "http": self.http, "inprocess": self.inprocess,
                 "scale": self.scale, "startup": self.startup, "startup_httpx_client_ms": self.startup_client_ms,
-                "worlds": self.worlds,
+                "worlds": self.worlds, "operations": self.operations,
                 "targets": self.targets, "skipped": self.skipped}
 
 

@@ -21,7 +21,7 @@ from .subjects import KERNEL, build_fake, importable
 
 
 def bench_scale(options: Options, report: Report) -> None:
-    print("\n[3/5] scale", file=sys.stderr)
+    print("\n[3/6] scale", file=sys.stderr)
     for service, scale in (("filings", _scale_filings), ("member-export", _scale_inbox)):
         if service not in options.targets:
             report.skip("scale", service, "not selected (--only)")

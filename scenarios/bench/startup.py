@@ -27,7 +27,7 @@ from .subjects import KERNEL, importable, load_fake_class
 
 
 def bench_startup(options: Options, report: Report) -> None:
-    print(f"\n[4/5] start-up: {options.cycles} serve cycles per service", file=sys.stderr)
+    print(f"\n[4/6] start-up: {options.cycles} serve cycles per service", file=sys.stderr)
     report.startup_client_ms = _httpx_client_ms()
     for target in options.targets:
         why = importable(target)

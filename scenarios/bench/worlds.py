@@ -37,7 +37,7 @@ TARGET_WORLD_MS = 5.0  # a new world answering its first request ("a few millise
 
 
 def bench_worlds(options: Options, report: Report) -> None:
-    print(f"\n[5/5] worlds: {options.worlds} new worlds per service", file=sys.stderr)
+    print(f"\n[5/6] worlds: {options.worlds} new worlds per service", file=sys.stderr)
     for target in options.targets:
         if target == KERNEL or target not in registry.service_names():
             continue

@@ -1,0 +1,103 @@
+"""Part 6, operations: every public operation of each service timed in process (``--parts operations``).
+
+Each service lists its operations through ``Fake.bench_operations()`` (``fakes/kernel/benchops.py``).
+A fake on the default settings (the default scale: what ``fakes serve`` runs) answers each one
+``--op-repeats`` times through ``fake.client()``; only the request is timed, not its ``prepare``.
+The table gives p50, p99 and the worst time per operation and marks those whose p50 is at or above
+the 2 ms target. An answer outside the operation's expected statuses is reported as a failure.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+import traceback
+from typing import Any
+
+from fakes.kernel.benchops import BenchOperation
+
+from .measure import percentile
+from .report import Options, Report
+from .subjects import KERNEL, build_fake, importable
+
+TARGET_OPERATION_P50_MS = 2.0  # each public operation answers within 2 ms at p50, in process
+
+
+def bench_operations(options: Options, report: Report) -> None:
+    print(f"\n[6/6] operations: each public operation {options.op_repeats} times, in process", file=sys.stderr)
+    for target in options.targets:
+        if target == KERNEL:
+            continue
+        why = importable(target)
+        if why:
+            report.skip("operations", target, why)
+            continue
+        try:
+            rows = time_operations(target, options)
+        except Exception as exc:
+            report.skip("operations", target, f"{type(exc).__name__}: {exc}")
+            traceback.print_exc()
+            continue
+        report.operations.extend(rows)
+        slow = [row for row in rows if row["p50_ms"] >= TARGET_OPERATION_P50_MS]
+        failed = [row for row in rows if row["failures"]]
+        print(f"  {target}: {len(rows)} operations, {len(slow)} at or over {TARGET_OPERATION_P50_MS:g} ms p50, "
+              f"{len(failed)} with unexpected answers", file=sys.stderr)
+        if rows:
+            worst = max(row["p50_ms"] for row in rows)
+            report.target(f"slowest operation of {target} (p50)", worst, TARGET_OPERATION_P50_MS,
+                          higher_is_better=False, unit="ms")
+
+
+def time_operations(target: str, options: Options) -> list[dict[str, Any]]:
+    fake = build_fake(target, options.settings)
+    rows = []
+    with fake.client() as client:
+        auth = dict(fake.auth_headers())
+        for operation in fake.bench_operations():
+            rows.append(time_one(fake.name, client, auth, operation, options.op_repeats))
+    return rows
+
+
+def send(client: Any, auth: dict[str, str], operation: BenchOperation) -> tuple[int, float]:
+    """Prepare (untimed) and send one request of ``operation``: (status, seconds)."""
+    values = operation.prepare() if operation.prepare is not None else {}
+    path = operation.path.format_map(dict(values)) if values else operation.path
+    headers = {**auth, **operation.headers} if operation.auth else dict(operation.headers)
+    started = time.perf_counter()
+    answer = client.request(operation.method, path, headers=headers, json=operation.json,
+                            content=operation.content, files=operation.files)
+    return answer.status_code, time.perf_counter() - started
+
+
+def time_one(service: str, client: Any, auth: dict[str, str], operation: BenchOperation,
+             repeats: int) -> dict[str, Any]:
+    samples: list[float] = []
+    failures: list[int] = []
+    send(client, auth, operation)  # warm: caches, lazily built routes
+    for _ in range(max(1, repeats)):
+        status, seconds = send(client, auth, operation)
+        samples.append(seconds * 1000)
+        if status not in operation.expect:
+            failures.append(status)
+    samples.sort()
+    return {"service": service, "operation": operation.name,
+            "request": f"{operation.method} {operation.path_template}",
+            "p50_ms": statistics.median(samples), "p99_ms": percentile(samples, 0.99), "max_ms": samples[-1],
+            "calls": len(samples), "failures": sorted(set(failures)), "failure_count": len(failures)}
+
+
+def render_operations(report: Report) -> list[str]:
+    if not report.operations:
+        return []
+    out = ["", f"6. Every public operation, in process (ms over {report.config.get('op_repeats')} calls each; "
+           f"target p50 < {TARGET_OPERATION_P50_MS:g} ms)",
+           f"{'service':<14} {'operation':<44} {'request':<52} {'p50':>6} {'p99':>6} {'max':>6}  ok"]
+    for row in report.operations:
+        ok = "yes" if row["p50_ms"] < TARGET_OPERATION_P50_MS else "SLOW"
+        if row["failures"]:
+            ok += f" (answered {','.join(map(str, row['failures']))} {row['failure_count']}x!)"
+        out.append(f"{row['service']:<14} {row['operation'][:44]:<44} {row['request'][:52]:<52} "
+                   f"{row['p50_ms']:>6.2f} {row['p99_ms']:>6.2f} {row['max_ms']:>6.2f}  {ok}")
+    return out
