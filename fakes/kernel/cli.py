@@ -16,13 +16,15 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import registry
 from .clock import Clock, ClockError, parse_clock_spec
 from .fake import Fake
 from .gateway import GatewayApp
 from .http import ascii_int
+from .limits import MAX_CAP_BYTES
+from .protocol import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, MAX_TIMEOUT_S, ReadTimeouts
 from .server import PortInUse, bind_socket, serve_until, stack_description
 from .server import run as run_on_fast_loop
 from .settings import SettingsError
@@ -39,8 +41,15 @@ def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(name) or default
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line (the usage is one `--help` away) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"fakes: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fakes", description="Stateful fake servers for five HTTP APIs.")
+    parser = _Parser(prog="fakes", description="Stateful fake servers for five HTTP APIs.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve fakes over HTTP until Ctrl-C")
@@ -70,6 +79,20 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--world-idle-expiry", type=_non_negative_float, metavar="SECONDS",
                        default=_env("FAKES_WORLD_IDLE_EXPIRY", "0"),
                        help="delete a world unused for SECONDS of wall time (default 0: never)")
+    serve.add_argument("--max-body-bytes", type=_byte_cap, metavar="N", default=_env("FAKES_MAX_BODY_BYTES"),
+                       help="largest request body of a service route (default: the service's, 1 MiB; a route "
+                            "with a documented limit of its own, such as video's upload, keeps it); more is a 413")
+    serve.add_argument("--max-control-body-bytes", type=_byte_cap, metavar="N",
+                       default=_env("FAKES_MAX_CONTROL_BODY_BYTES"),
+                       help="largest body of a /_fake/ control call (default 1 MiB)")
+    serve.add_argument("--max-state-bytes", type=_byte_cap, metavar="N", default=_env("FAKES_MAX_STATE_BYTES"),
+                       help="largest state import, PUT /_fake/state (default 64 MiB)")
+    serve.add_argument("--header-timeout", type=_timeout, metavar="SECONDS",
+                       default=_env("FAKES_HEADER_TIMEOUT", str(DEFAULT_HEADER_TIMEOUT_S)),
+                       help="a request's headers must arrive within SECONDS (default 10); else 408 and close")
+    serve.add_argument("--body-timeout", type=_timeout, metavar="SECONDS",
+                       default=_env("FAKES_BODY_TIMEOUT", str(DEFAULT_BODY_TIMEOUT_S)),
+                       help="longest pause within a request body (default 30); else 408 and close")
     serve.add_argument("--log-level", default=_env("FAKES_LOG_LEVEL", "warning"))
 
     listing = sub.add_parser("list", help="list the services, their default ports and settings")
@@ -107,6 +130,23 @@ def _non_negative_float(text: str) -> float:
     value = float(text)
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
+def _byte_cap(text: str) -> int:
+    value = ascii_int(text)
+    if not 1 <= value <= MAX_CAP_BYTES:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_CAP_BYTES} bytes, got {value}")
+    return value
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0 < value <= MAX_TIMEOUT_S:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_TIMEOUT_S:g}, got {text}")
     return value
 
 
@@ -190,7 +230,7 @@ def make_fakes(
     names: Sequence[str], *, seed: int, clock: Clock | str, settings: dict[str, dict[str, str]] | None = None,
     prefixes: dict[str, str] | None = None, control_token: str | None = None, journal_size: int = 1000,
     silence_rules: Sequence[str] = (), max_worlds: int | None = DEFAULT_MAX_WORLDS,
-    world_idle_expiry: float | None = None,
+    world_idle_expiry: float | None = None, body_caps: dict[str, int | None] | None = None,
 ) -> dict[str, Fake]:
     settings = settings or {}
     prefixes = prefixes or {}
@@ -203,7 +243,7 @@ def make_fakes(
             fakes[name] = registry.fake_class(name)(
                 seed=seed, clock=clock, prefix=prefixes.get(name, ""), control_token=control_token,
                 journal_size=journal_size, overrides=settings.get(name, {}), silence_rules=list(silence_rules),
-                max_worlds=max_worlds, world_idle_expiry=world_idle_expiry,
+                max_worlds=max_worlds, world_idle_expiry=world_idle_expiry, **(body_caps or {}),
             )
         except SettingsError:
             raise
@@ -232,7 +272,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     fakes = make_fakes(names, seed=args.seed, clock=args.clock, settings=settings, prefixes=prefixes,
                        control_token=args.control_token, journal_size=args.journal_size,
                        silence_rules=args.silence_rules, max_worlds=args.max_worlds,
-                       world_idle_expiry=args.world_idle_expiry)
+                       world_idle_expiry=args.world_idle_expiry,
+                       body_caps={"max_body_bytes": args.max_body_bytes,
+                                  "max_control_body_bytes": args.max_control_body_bytes,
+                                  "max_state_bytes": args.max_state_bytes})
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
     bindings: list[tuple[Any, Any]] = []
@@ -254,7 +297,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(line)
     print(f"serving on: {stack_description()}")
     print("Ctrl-C to stop.", flush=True)
-    run_on_fast_loop(_serve_forever(bindings, args.log_level))
+    timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout)
+    run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts))
     print(serve_summary(fakes), flush=True)  # what the clients broke, once the servers stopped
     return 0
 
@@ -269,12 +313,12 @@ def _shown_host(host: str) -> str:
     return "127.0.0.1" if host in ("0.0.0.0", "") else host
 
 
-async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str) -> None:
+async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str, timeouts: ReadTimeouts) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await serve_until(bindings, stop, log_level)
+    await serve_until(bindings, stop, log_level, timeouts=timeouts)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute, Route
 from .clock import ClockError, ClockRangeError
 from .errors import ControlError
 from .http import json_response, query_int, read_json, read_json_object
+from .limits import limit_body
 from .verdicts import SEVERITIES
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
         Route("/_fake/journal", journal, methods=["GET", "DELETE"]),
         Route("/_fake/faults", faults, methods=["GET", "POST", "DELETE"]),
         Route("/_fake/faults/{fault_id}", fault, methods=["DELETE"]),
-        Route("/_fake/state", state, methods=["GET", "PUT"]),
+        limit_body(Route("/_fake/state", state, methods=["GET", "PUT"]), fake.max_state_bytes),
         Route("/_fake/verdicts", verdicts, methods=["GET", "DELETE"]),
     ]
 

@@ -22,6 +22,7 @@ from typing import Any
 import uvicorn
 
 from .faults import DroppedConnection, stop_fault_delays
+from .protocol import ReadTimeouts, protocol_class
 
 try:  # uvloop does not exist on Windows; everywhere else it comes with uvicorn[standard]
     import uvloop
@@ -87,8 +88,10 @@ def run(main: Coroutine[Any, Any, Any]) -> Any:
         return runner.run(main)
 
 
-def _server(app: Any, log_level: str = "warning") -> uvicorn.Server:
-    config = uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False, http=HTTP_PARSER,
+def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None = None) -> uvicorn.Server:
+    # httptools with the kernel's header and body read timeouts (fakes/kernel/protocol.py)
+    http = protocol_class(timeouts or ReadTimeouts.from_env())
+    config = uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False, http=http,
                             timeout_graceful_shutdown=int(GRACE_S), timeout_keep_alive=30)
     config.load()
     server = uvicorn.Server(config)
@@ -96,12 +99,12 @@ def _server(app: Any, log_level: str = "warning") -> uvicorn.Server:
     return server
 
 
-async def start_servers(bindings: Sequence[tuple[Any, socket.socket]],
-                        log_level: str = "warning") -> list[uvicorn.Server]:
+async def start_servers(bindings: Sequence[tuple[Any, socket.socket]], log_level: str = "warning",
+                        timeouts: ReadTimeouts | None = None) -> list[uvicorn.Server]:
     """Start serving each app on its (bound, listening) socket; returns at once."""
     servers = []
     for app, sock in bindings:
-        server = _server(app, log_level)
+        server = _server(app, log_level, timeouts)
         await server.startup(sockets=[sock])
         servers.append(server)
     return servers
@@ -134,9 +137,10 @@ async def stop_servers(servers: Sequence[uvicorn.Server], grace: float = GRACE_S
 
 
 async def serve_until(bindings: Sequence[tuple[Any, socket.socket]], stop: asyncio.Event,
-                      log_level: str = "warning", on_ready: Callable[[], None] | None = None) -> None:
+                      log_level: str = "warning", on_ready: Callable[[], None] | None = None,
+                      timeouts: ReadTimeouts | None = None) -> None:
     """Serve each app on its socket until ``stop`` is set, then shut all down."""
-    servers = await start_servers(bindings, log_level)
+    servers = await start_servers(bindings, log_level, timeouts)
     if on_ready is not None:
         on_ready()
     try:
@@ -156,7 +160,9 @@ class ServerThread:
     millisecond.
     """
 
-    def __init__(self, bindings: Sequence[Binding], *, log_level: str = "warning") -> None:
+    def __init__(self, bindings: Sequence[Binding], *, log_level: str = "warning",
+                 timeouts: ReadTimeouts | None = None) -> None:
+        self._timeouts = timeouts
         self._sockets = [(app, bind_socket(host, port)) for app, host, port in bindings]
         self.addresses: list[tuple[str, int]] = [sock.getsockname()[:2] for _, sock in self._sockets]
         self._log_level = log_level
@@ -179,7 +185,8 @@ class ServerThread:
 
     async def _main(self) -> None:
         self._stop = asyncio.Event()
-        await serve_until(self._sockets, self._stop, self._log_level, on_ready=self._ready.set)
+        await serve_until(self._sockets, self._stop, self._log_level, on_ready=self._ready.set,
+                          timeouts=self._timeouts)
 
     def start(self, timeout: float = 10.0) -> list[tuple[str, int]]:
         self._thread.start()
