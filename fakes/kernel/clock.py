@@ -43,7 +43,8 @@ def checked_epoch_ms(value: object, name: str = "epoch_ms") -> int:
     """An instant in whole milliseconds from 1970 to the end of year 9999, or ClockRangeError."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ClockRangeError(f"{name} must be a number of milliseconds since 1970")
-    if not math.isfinite(value) or not 0 <= value <= MAX_EPOCH_MS:
+    # compared before any conversion: an integer of 400 digits is out of range, not an OverflowError
+    if (isinstance(value, float) and not math.isfinite(value)) or not 0 <= value <= MAX_EPOCH_MS:
         raise ClockRangeError(f"{name} must be between 0 and {MAX_EPOCH_MS} (the end of year 9999)")
     return int(value)
 
@@ -131,7 +132,8 @@ class Clock:
     # -- moving ------------------------------------------------------------------------------
     def advance(self, seconds: float) -> int:
         """Move forward; a non-finite amount or one past year 9999 is refused and changes nothing."""
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or (
+                isinstance(seconds, float) and not math.isfinite(seconds)):
             raise ClockRangeError("advance_seconds must be a finite number")
         if seconds < 0:
             raise ClockError("the clock never goes backwards: advance_seconds must be >= 0")
