@@ -15,7 +15,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from .. import registry
@@ -25,11 +25,13 @@ from .gateway import GatewayApp
 from .http import ascii_int
 from .limits import MAX_CAP_BYTES
 from .protocol import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, MAX_TIMEOUT_S, ReadTimeouts
-from .server import PortInUse, bind_socket, serve_until, stack_description
+from .server import CannotListen, bind_socket, serve_until, stack_description
 from .server import run as run_on_fast_loop
-from .settings import SettingsError
+from .settings import SettingsError, env_prefix, unknown_variables
 from .verdicts import check_owners, serve_summary
 from .worlds import DEFAULT_MAX_WORLDS
+
+MAX_PORT = 65_535
 
 
 class CliError(Exception):
@@ -55,9 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve fakes over HTTP until Ctrl-C")
     serve.add_argument("--only", default=_env("FAKES_ONLY"), help="comma-separated services (default: all)")
     serve.add_argument("--host", default=_env("FAKES_HOST", "127.0.0.1"), help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=_int, default=_env("FAKES_PORT"),
-                       help="first service's port; the others follow in `fakes list` order")
-    serve.add_argument("--gateway", type=_int, metavar="PORT", default=_env("FAKES_GATEWAY"),
+    serve.add_argument("--port", type=_port, default=_env("FAKES_PORT"),
+                       help="first service's port (1-65535); the others follow in `fakes list` order")
+    serve.add_argument("--gateway", type=_port, metavar="PORT", default=_env("FAKES_GATEWAY"),
                        help="single-port mode: every service on PORT, routed by /<service>/ prefix or Host")
     serve.add_argument("--seed", type=_int, default=_env("FAKES_SEED", "0"), help="seed of all data (default 0)")
     serve.add_argument("--clock", default=_env("FAKES_CLOCK", "real"),
@@ -93,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--body-timeout", type=_timeout, metavar="SECONDS",
                        default=_env("FAKES_BODY_TIMEOUT", str(DEFAULT_BODY_TIMEOUT_S)),
                        help="longest pause within a request body (default 30); else 408 and close")
-    serve.add_argument("--log-level", default=_env("FAKES_LOG_LEVEL", "warning"))
+    serve.add_argument("--log-level", type=_log_level, metavar="LEVEL", default=_env("FAKES_LOG_LEVEL", "warning"),
+                       help=f"uvicorn's log level: {', '.join(LOG_LEVELS)} (default warning)")
 
     listing = sub.add_parser("list", help="list the services, their default ports and settings")
     listing.add_argument("--settings", action="store_true", help="print every setting with its default")
@@ -110,6 +113,22 @@ def _int(text: str) -> int:
 
 
 _int.__name__ = "int"  # argparse's message: "invalid int value: 'abc'"
+
+
+def _port(text: str) -> int:
+    value = ascii_int(text)
+    if not 1 <= value <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"a port is from 1 to {MAX_PORT}, got {value}")
+    return value
+
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+
+def _log_level(text: str) -> str:
+    if text.lower() not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a log level; use one of {', '.join(LOG_LEVELS)}")
+    return text.lower()
 
 
 def _positive_int(text: str) -> int:
@@ -173,9 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, SettingsError, ClockError, registry.UnknownService) as exc:
         print(f"fakes: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    except PortInUse as exc:
-        print(f"fakes: error: {exc.strerror} (another process uses the port; choose another with --port or "
-              "--gateway)", file=sys.stderr)
+    except CannotListen as exc:
+        print(f"fakes: error: {exc.strerror}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
         return 2
 
 
@@ -254,6 +272,29 @@ def make_fakes(
     return fakes
 
 
+#: environment variables of the kernel (flags, limits, test knobs): never a service's setting
+KERNEL_VARIABLES = frozenset({
+    "FAKES_ONLY", "FAKES_HOST", "FAKES_PORT", "FAKES_GATEWAY", "FAKES_SEED", "FAKES_CLOCK", "FAKES_CONTROL_TOKEN",
+    "FAKES_PREFIXES", "FAKES_JOURNAL_SIZE", "FAKES_MAX_WORLDS", "FAKES_WORLD_IDLE_EXPIRY", "FAKES_SILENCE_RULES",
+    "FAKES_LOG_LEVEL", "FAKES_MAX_FAULT_LATENCY_MS", "FAKES_MAX_BODY_BYTES", "FAKES_MAX_CONTROL_BODY_BYTES",
+    "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT"})
+
+
+def check_setting_variables(environ: Mapping[str, str]) -> None:
+    """Refuse a ``FAKES_<SERVICE>_<KEY>`` variable naming no setting, as ``--set`` refuses it."""
+    candidates = [name for name in registry.service_names()
+                  if any(variable.startswith(env_prefix(name)) for variable in environ)]
+    services = {name: registry.fake_class(name).settings_class for name in candidates}
+    unknown = unknown_variables(environ, services, KERNEL_VARIABLES)
+    if unknown:
+        variable = unknown[0]
+        service = next(name for name in sorted(services, key=len, reverse=True)
+                       if variable.startswith(env_prefix(name)))
+        known = ", ".join(env_prefix(service) + f.name.upper() for f in services[service].fields())
+        raise SettingsError(f"{service} has no setting {variable[len(env_prefix(service)):].lower()!r} "
+                            f"(environment variable {variable}); known: {known}")
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     # Until the event loop installs its handlers, SIGTERM (docker stop, PID 1) must still stop us.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -263,7 +304,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ClockError as exc:
         raise CliError(str(exc)) from None
     settings = parse_assignments(args.settings)
+    check_setting_variables(os.environ)
     check_owners(args.silence_rules, registry.service_names())
+    if args.gateway is None and args.port is not None and args.port + len(names) - 1 > MAX_PORT:
+        last = args.port + len(names) - 1
+        raise CliError(f"--port {args.port} puts {len(names)} services on ports {args.port}-{last}, past {MAX_PORT}: "
+                       f"use --port {MAX_PORT - len(names) + 1} or lower, --only fewer services, or --gateway PORT")
     prefixes = parse_prefixes(args.prefix)
     if args.gateway is not None:
         for name in names:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import socket
 import threading
@@ -41,7 +42,15 @@ GRACE_S = 2.0
 Binding = tuple[Any, str, int]  # (ASGI app, host, port)
 
 
-class PortInUse(OSError):
+class CannotListen(OSError):
+    """A fake cannot listen where it was told to; ``strerror`` says why, ``hint`` what to do."""
+
+    def __init__(self, errno_: int | None, message: str, hint: str = "") -> None:
+        super().__init__(errno_, message)
+        self.hint = hint
+
+
+class PortInUse(CannotListen):
     """A port that a fake should listen on is taken."""
 
 
@@ -71,10 +80,29 @@ def bind_socket(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise PortInUse(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise _cannot_listen(exc, host, port) from None
     sock.listen(2048)
     sock.setblocking(False)
     return sock
+
+
+def _cannot_listen(exc: OSError, host: str, port: int) -> CannotListen:
+    """The true cause of a failed bind, named (not every failure is a busy port)."""
+    where = f"cannot listen on {host}:{port}"
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.EADDRINUSE:
+        return PortInUse(exc.errno, f"{where}: {reason}",
+                         "another process uses the port; choose another with --port or --gateway")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return CannotListen(exc.errno, f"{where}: the address is not available on this machine ({reason})",
+                            "--host takes one of this machine's addresses, 127.0.0.1, or 0.0.0.0 for all")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return CannotListen(exc.errno, f"{where}: permission denied ({reason})",
+                            "ports below 1024 need privileges; choose a higher one")
+    if isinstance(exc, socket.gaierror):
+        return CannotListen(exc.errno, f"{where}: unknown host ({reason})",
+                            "--host takes an IP address or a name this machine resolves")
+    return CannotListen(exc.errno, f"{where}: {reason}")
 
 
 def stack_description() -> str:
