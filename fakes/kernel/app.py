@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
+from .dashboard import dashboard_allows
 from .errors import ControlError, ServiceError, control_error_body
 from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
@@ -74,7 +75,7 @@ class FakeApp:
     # -- the control plane -------------------------------------------------------------------
     async def _control(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
         token = self.fake.control_token
-        if token is not None and _bearer(scope) != token:
+        if token is not None and _bearer(scope) != token and not dashboard_allows(scope, path, token):
             await json_response(
                 {"error": "unauthorized", "message": "the control plane needs Authorization: Bearer <control token>"},
                 401, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
