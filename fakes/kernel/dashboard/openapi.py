@@ -59,6 +59,15 @@ def dashboard_paths() -> dict[str, Any]:
              "404": json_response_spec(_ERROR, "no such asset")},
             parameters=[{"name": "name", "in": "path", "required": True,
                          "schema": {"type": "string", "enum": sorted(ASSET_TYPES)}}])},
+        "/_fake/ui/image": {"get": _op(
+            "A picture the service serves (a panel's image cell), fetched from its own route without a "
+            "journal entry, a fault or a verdict",
+            {"200": {"description": "the picture", "content": {"image/*": {"schema": {"type": "string",
+                                                                                     "format": "binary"}}}},
+             "400": json_response_spec(_ERROR, "not a path"),
+             "404": json_response_spec(_ERROR, "no picture there")},
+            parameters=[{"name": "path", "in": "query", "required": True, "description": "below the fake's base URL",
+                         "schema": {"type": "string", "maxLength": 2000, "pattern": "^[^?]*$"}}])},
         "/_fake/ui/panels": {"get": _op(
             "The service's own dashboard panels: titled tables, timelines and facts read from its state",
             {"200": json_response_spec(_PANELS), "401": json_response_spec(_ERROR, "no control token")})},

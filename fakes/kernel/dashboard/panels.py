@@ -8,21 +8,23 @@ generic page (static/app.js) knows how to draw each ``kind`` and nothing about a
 * :func:`facts` - label/value pairs.
 
 A cell is a plain JSON value (text, number, boolean, null) or one of :func:`when` (an instant,
-shown as ISO-8601), :func:`progress` (a bar) and :func:`image` (a picture the fake itself serves,
-by a path relative to the fake's base URL: the page prefixes it, so prefixes, worlds and the
-gateway need nothing). :func:`collect` builds a service's panels one by one, so that one that fails
-becomes an error note instead of breaking the page.
+shown as ISO-8601), :func:`progress` (a bar) and :func:`image` (a picture the service itself
+serves, by its path below the fake's base URL: the page loads it through ``GET /_fake/ui/image``,
+which asks the service's route in process, so looking at it leaves no journal entry, and
+prefixes, worlds and the gateway need nothing). :func:`collect` builds a service's panels one by
+one, so that one that fails becomes an error note instead of breaking the page.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ..clock import iso_ms
 from ..http import dumps
 
 Panel = dict[str, Any]
+T = TypeVar("T")
 #: rows one table sends at most (the page is for looking, the control plane's JSON for everything)
 MAX_ROWS = 200
 
@@ -84,13 +86,13 @@ def error_panel(title: str, exc: BaseException) -> Panel:
     return _panel("error", title, None, message=f"this panel failed: {exc!r}")
 
 
-def collect(*builders: Callable[[], Panel | list[Panel]]) -> list[Panel]:
-    """Each builder's panel(s), in order; a builder that raises (or returns what JSON cannot carry)
-    becomes an error note naming it, and the others are kept."""
+def collect(source: T, *builders: Callable[[T], Panel | list[Panel]]) -> list[Panel]:
+    """Each ``builder(source)``'s panel(s), in order; a builder that raises (or returns what JSON
+    cannot carry) becomes an error note named after it, and the others are kept."""
     panels: list[Panel] = []
     for build in builders:
         try:
-            made = build()
+            made = build(source)
             batch = made if isinstance(made, list) else [made]
             dumps(batch)  # what cannot be sent fails here, not in the response
         except Exception as exc:  # a panel is a view: it must never take the page down
