@@ -147,7 +147,7 @@
       rows.push(el("tr", { class: classes, "data-seq": entry.seq, "aria-expanded": String(open),
         onclick: () => toggleEntry(entry.seq) },
         el("td", { class: "mono", text: entry.seq }),
-        el("td", { class: "mono", text: entry.time }),
+        el("td", { class: "mono nowrap", text: entry.time }),
         el("td", { class: "method", text: entry.method }),
         el("td", { class: "mono", text: entry.query ? `${entry.path}?${entry.query}` : entry.path }),
         el("td", { class: `status s${String(entry.status)[0]}`, text: entry.status }),
