@@ -69,13 +69,15 @@ def videos(fake: VideoFake) -> Panel:
 
 
 def projects(fake: VideoFake) -> Panel:
-    report = fake.usage()
+    model = fake.model
     rows = []
-    for project_id, entry in report["projects"].items():
-        usage, cost = entry["usage"], entry["cost_usd"]
-        rows.append([project_id, sum(1 for v in list(fake.model.videos.values()) if v.project_id == project_id),
-                     usage["stored_minutes_now"], usage["watched_minutes"], usage["transcript_minutes"],
-                     f"${cost['total']:.2f}"])
+    for project_id in list(model.projects.by_id):
+        # a project whose usage nothing counted yet has none: reading its report would make one
+        entry = fake.usage(project_id)["projects"][project_id] if project_id in model.usage else None
+        usage = entry["usage"] if entry else {}
+        rows.append([project_id, sum(1 for v in list(model.videos.values()) if v.project_id == project_id),
+                     usage.get("stored_minutes_now"), usage.get("watched_minutes"), usage.get("transcript_minutes"),
+                     f"${entry['cost_usd']['total']:.2f}" if entry else None])
     return table("Projects and usage", ["project", "videos", "minutes stored", "minutes watched",
                                         "minutes transcribed", "cost so far"], rows,
-                 note=f"environment: {report['environment']}; GET /_fake/usage has every figure")
+                 note=f"environment: {fake.settings.environment}; GET /_fake/usage has every figure")

@@ -27,7 +27,7 @@
       else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
       else node.setAttribute(key, value === true ? "" : String(value));
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -110,7 +110,8 @@
   function statusMatcher(text) {
     const parts = text.split(/[\s,]+/).filter(Boolean);
     if (!parts.length) return () => true;
-    const patterns = parts.map((part) => new RegExp(`^${part.replace(/[xX*]/g, "\\d").replace(/[^\d\\]/g, "")}`));
+    // "404", "4xx", "4" (a prefix), "2xx,3xx": digits stand for themselves, x or * for any digit
+    const patterns = parts.map((part) => new RegExp(`^${[...part].map((c) => (/\d/.test(c) ? c : /[xX*]/.test(c) ? "\\d" : "")).join("")}`));
     return (status) => patterns.some((pattern) => pattern.test(String(status)));
   }
 
@@ -225,7 +226,7 @@
   }
 
   function facts(pairs) {
-    return el("dl", { class: "kv" }, pairs.map(([label, value]) => [el("dt", { text: label }), el("dd", {}, cell(value))]));
+    return el("dl", { class: "kv" }, pairs.flatMap(([label, value]) => [el("dt", { text: label }), el("dd", {}, cell(value))]));
   }
 
   function markEntry(seq) {
