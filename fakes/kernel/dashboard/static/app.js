@@ -247,7 +247,7 @@
     $("verdict-count").textContent = verdicts.length
       ? `${verdicts.length} rule${verdicts.length === 1 ? "" : "s"}, ${report.offences} offence${report.offences === 1 ? "" : "s"}`
       : "";
-    const list = verdicts.map((verdict) => el("div", { class: `verdict ${verdict.severity}`, "data-rule": verdict.id },
+    const list = verdicts.map((verdict) => el("div", { class: `verdict sev-${verdict.severity}`, "data-rule": verdict.id },
       el("div", {}, el("span", { class: "sev", text: verdict.severity }), " ",
         el("span", { class: "rule mono", text: verdict.id }), " ",
         el("span", { class: "muted", text: verdict.count === 1 ? "once" : `${verdict.count} times` })),
