@@ -1,4 +1,5 @@
-"""One headless Debian chromium per test session, driven by Playwright (never its browser download).
+"""One headless Debian chromium per test session, driven by Playwright (never its browser download)
+from a thread of its own (see remote.py).
 
 The browser tests skip, saying why, where Playwright or /usr/bin/chromium is missing (.ci/run
 installs chromium with apt where it can). Screenshots go to FAKES_SCREENSHOT_DIR (default: a
@@ -20,12 +21,16 @@ import httpx
 import pytest
 
 try:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.async_api import async_playwright
 except ImportError:  # the browser fixture skips, saying so
-    expect = sync_playwright = None
+    async_playwright = None
 
 from fakes.kernel.fake import Fake
 from fakes.kernel.server import ServerThread
+
+from .remote import LoopThread, Remote, expect
+
+__all__ = ["expect"]
 
 CHROMIUM = os.environ.get("FAKES_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -36,24 +41,32 @@ VIEWPORT = {"width": 1280, "height": 900}
 #: verdicts) or every other second (panels, faults, worlds)
 SHOWN_WITHIN_MS = 2500
 PANELS_WITHIN_MS = 4000
+#: a browser that has not started by then will not (a busy machine starts it in a second or two)
+LAUNCH_TIMEOUT_MS = 60_000
 
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    if sync_playwright is None:
+    if async_playwright is None:
         pytest.skip("playwright is not installed (it is in the test extra: pip install -e '.[test]')")
     if not os.access(CHROMIUM, os.X_OK):
         pytest.skip(f"no chromium at {CHROMIUM} (Debian: apt-get install chromium; .ci/run does where apt works; "
                     "FAKES_CHROMIUM names another)")
-    with sync_playwright() as playwright:
+    runner = LoopThread()
+    playwright = runner.run(lambda: async_playwright().start())
+    try:
         try:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            launched = runner.run(lambda: playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS,
+                                                                      timeout=LAUNCH_TIMEOUT_MS))
         except Exception as exc:
             pytest.skip(f"chromium at {CHROMIUM} does not start headless: {exc}")
         try:
-            yield launched
+            yield Remote(launched, runner)
         finally:
-            launched.close()
+            runner.run(launched.close)
+    finally:
+        runner.run(playwright.stop)
+        runner.stop()
 
 
 @pytest.fixture(scope="session")
