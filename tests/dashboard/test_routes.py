@@ -179,7 +179,11 @@ def test_login_form() -> None:
     assert wrong.status_code == 401 and 'action="login"' in wrong.text and "not this fake" in wrong.text
     assert client.post("/_fake/ui/login", data={"token": ""}).status_code == 400
     assert client.post("/_fake/ui/login", data={"token": TOKEN, "other": "x"}).status_code == 400
-    assert client.post("/_fake/ui/login", json={"token": TOKEN}).status_code == 400
+    assert client.post("/_fake/ui/login", json={"token": TOKEN, "more": 1}).status_code == 400
+    assert client.post("/_fake/ui/login", json=[TOKEN]).status_code == 400
+    assert client.post("/_fake/ui/login", content=b"token=" + TOKEN.encode(),
+                       headers={"content-type": "text/plain"}).status_code == 400
+    assert client.post("/_fake/ui/login", json={"token": TOKEN}).status_code == 303  # a script's login
     right = client.post("/_fake/ui/login", data={"token": TOKEN})
     assert right.status_code == 303 and right.headers["location"] == "../ui"
     assert client.get("/_fake/journal", headers={"cookie": _cookie(right)}).status_code == 200

@@ -10,6 +10,8 @@ from .routes import MAX_TOKEN
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
           "required": ["error", "message"]}
+_LOGIN = {"type": "object", "required": ["token"], "additionalProperties": False,
+          "properties": {"token": {"type": "string", "minLength": 1, "maxLength": MAX_TOKEN}}}
 _CELL_NOTE = ("a cell is a JSON value, or {time, epoch_ms}, {progress: 0..1, text}, or {image: a path below "
               "the fake's base URL, alt}")
 _PANEL = {
@@ -47,11 +49,10 @@ def dashboard_paths() -> dict[str, Any]:
                          "description": "the control token, once", "schema": {"type": "string"}}])},
         "/_fake/ui/login": {"post": _op(
             "Sign the browser in with the control token (sets the dashboard's cookie)",
-            {"303": {"description": "signed in: to the page"}, "400": _html("not the form"),
+            {"303": {"description": "signed in: to the page"}, "400": _html("not one token field"),
              "401": _html("not this fake's control token")},
-            requestBody={"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {
-                "type": "object", "required": ["token"], "additionalProperties": False,
-                "properties": {"token": {"type": "string", "minLength": 1, "maxLength": MAX_TOKEN}}}}}})},
+            requestBody={"required": True, "content": {"application/x-www-form-urlencoded": {"schema": _LOGIN},
+                                                       "application/json": {"schema": _LOGIN}}})},
         "/_fake/ui/assets/{name}": {"get": _op(
             "The dashboard's script and style sheet (served by the fake itself, nothing from elsewhere)",
             {"200": {"description": "the file", "content": {"text/javascript": {"schema": {"type": "string"}},

@@ -8,6 +8,7 @@ relative, so it works below a prefix, in a world (``/_w/<id>/_fake/ui``) and thr
 from __future__ import annotations
 
 import hmac
+import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
@@ -84,18 +85,36 @@ async def trailing_slash(request: Request) -> Response:
 
 
 async def login(request: Request) -> Response:
-    content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    body = await request.body()
-    if content_type != FORM or len(body) > MAX_LOGIN_BODY:
-        return _login(f"Send the form ({FORM}, one field: token).", 400, from_login=True)
-    fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
-    values = fields.get("token", [])
-    if set(fields) != {"token"} or len(values) != 1 or not 1 <= len(values[0]) <= MAX_TOKEN:
+    """The login form's target (a form field ``token``); a script may send ``{"token": ...}``."""
+    offered = _offered_token(request.headers.get("content-type", ""), await request.body())
+    if offered is None:
         return _login(f"Enter the control token (1 to {MAX_TOKEN} characters).", 400, from_login=True)
     token = _fake(request).control_token
-    if token is not None and not _same(values[0], token):
+    if token is not None and not _same(offered, token):
         return _login("That is not this fake's control token.", from_login=True)
     return _enter(request, token, "../ui")
+
+
+def _offered_token(content_type: str, body: bytes) -> str | None:
+    """The one ``token`` field of a login body, or None for anything else."""
+    kind = content_type.split(";", 1)[0].strip().lower()
+    if len(body) > MAX_LOGIN_BODY:
+        return None
+    if kind == FORM:
+        fields: dict[str, Any] = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+        values = fields.get("token", [])
+        offered = values[0] if len(values) == 1 else None
+    elif kind == "application/json":
+        try:
+            fields = json.loads(body)
+        except ValueError:
+            return None
+        offered = fields.get("token") if isinstance(fields, dict) else None
+    else:
+        return None
+    if set(fields) != {"token"} or not isinstance(offered, str) or not 1 <= len(offered) <= MAX_TOKEN:
+        return None
+    return offered
 
 
 async def asset(request: Request) -> Response:
