@@ -65,6 +65,10 @@ def test_worlds_listed_opened_and_deleted(browser: Any) -> None:
         row.query_selector("button").click()
         expect(page.locator('#worlds-here tr[data-world="job-7"]')).to_have_count(0, timeout=SHOWN_WITHIN_MS)
         assert "job-7" not in fake.worlds
+        page.fill("#world-id", "job-8")  # opening one by id (as any request to it, this creates it)
+        page.get_by_role("button", name="Open").click()
+        expect(page.locator("#world-badge")).to_have_text("world job-8", timeout=PANELS_WITHIN_MS)
+        assert "job-8" in fake.worlds
 
 
 def test_gateway_root_lists_every_dashboard(browser: Any) -> None:

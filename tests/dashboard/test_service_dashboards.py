@@ -58,8 +58,11 @@ def enrichment(fake: Any, http: httpx.Client) -> Expected:
 
 def relay(fake: Any, http: httpx.Client) -> Expected:
     team = fake.create_team(name="Growth team")
+    headers = {fake.model.h.token: team["token"]}
+    assert http.get("/call/firmdata.companies.enrich", params={"domain": "northwind.com"},
+                    headers=headers).status_code == 200  # billed: in the ledger and the recent calls
     http.post("/call/jobsignal.alerts.create", params={"domain": "northwind.com"},
-              content=b"DELETE FROM leads WHERE id = 3", headers={fake.model.h.token: team["token"]})
+              content=b"DELETE FROM leads WHERE id = 3", headers=headers)
     return Expected("Teams", "Growth team", "/call/jobsignal.alerts.create", "relay/sql-or-html-body-without-base64")
 
 
@@ -111,6 +114,9 @@ def test_dashboard_shows_what_the_service_saw(browser: Any, screenshot_dir: Path
         # the service's own panel: the entity the test created
         panel = board.panel(expected.panel)
         panel.get_by_text(expected.entity, exact=True).first.wait_for(timeout=PANELS_WITHIN_MS)
+        if service == "relay":  # the billed call, in the ledger and among the recent calls
+            for title in ("Ledger", "Recent calls"):
+                board.panel(title).get_by_text("firmdata.companies.enrich").first.wait_for(timeout=PANELS_WITHIN_MS)
         if service == "video":  # a real thumbnail: the JPEG the fake serves, decoded by the browser
             thumbnail = panel.locator("img.thumb").first
             thumbnail.wait_for(timeout=PANELS_WITHIN_MS)

@@ -342,15 +342,11 @@
       el("td", {}, el("button", { type: "button", class: "quiet", text: "delete",
         onclick: () => act(`_fake/worlds/${encodeURIComponent(world.id)}`, "DELETE", null, "world-error") }))));
     const limit = listing.max_worlds ? ` (at most ${listing.max_worlds})` : "";
-    box.replaceChildren(
-      worlds.length
-        ? el("table", { class: "grid" }, el("thead", {}, el("tr", {}, ["id", "requests", "its clock", "last used (wall)", ""]
-          .map((name) => el("th", { text: name })))), el("tbody", {}, rows))
-        : el("p", { class: "muted", text: `No world yet${limit}: a client opens one by sending to /_w/<id>/ or X-Fake-World.` }),
-      el("form", { class: "inline", onsubmit: openWorld },
-        el("label", {}, "open world ", el("input", { name: "world", placeholder: "job-42", pattern: WORLD_ID.source.slice(1, -1), required: true })),
-        el("button", { type: "submit", text: "Open" })),
-      el("p", { id: "world-error", class: "error", hidden: true }));
+    show($("world-open"), true);  // the form stays put: the listing above it is redrawn as worlds change
+    box.replaceChildren(worlds.length
+      ? el("table", { class: "grid" }, el("thead", {}, el("tr", {}, ["id", "requests", "its clock", "last used (wall)", ""]
+        .map((name) => el("th", { text: name })))), el("tbody", {}, rows))
+      : el("p", { class: "muted", text: `No world yet${limit}: a client opens one by sending to /_w/<id>/ or X-Fake-World.` }));
   }
 
   const worldPage = (id) => `${base}/_w/${encodeURIComponent(id)}/_fake/ui`;
@@ -358,7 +354,7 @@
 
   function openWorld(event) {
     event.preventDefault();
-    const id = new FormData(event.target).get("world");
+    const id = $("world-id").value.trim();
     if (WORLD_ID.test(id)) location.assign(worldPage(id));
   }
 
@@ -529,6 +525,7 @@
     $("journal-clear").addEventListener("click", () => act("_fake/journal", "DELETE", null));
     $("verdicts-clear").addEventListener("click", () => act("_fake/verdicts", "DELETE", null));
     $("faults-clear").addEventListener("click", () => act("_fake/faults", "DELETE", null, "fault-error"));
+    $("world-open").addEventListener("submit", openWorld);
     $("fault-form").addEventListener("submit", (event) => {
       event.preventDefault();
       act("_fake/faults", "POST", faultSpec(event.target), "fault-error");
