@@ -276,7 +276,9 @@ class Run:
 
 # -- discovery and running ----------------------------------------------------------------------
 def discover() -> dict[str, Scenario]:
-    """Every ``SCENARIO`` defined by a module of this package, by name."""
+    """Every ``SCENARIO`` defined by a module of this package, by name: those of the services this
+    process knows (`fakes list`; the notes template's only once it is registered)."""
+    from fakes import registry
     # the package is `scenarios` in a checkout and `fakes.scenarios` once installed
     package = importlib.import_module(__package__ or "scenarios")
 
@@ -286,7 +288,7 @@ def discover() -> dict[str, Scenario]:
             continue
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for scenario in [getattr(module, "SCENARIO", None), *getattr(module, "SCENARIOS", [])]:
-            if isinstance(scenario, Scenario):
+            if isinstance(scenario, Scenario) and scenario.service in registry.SERVICES:
                 found[scenario.name] = scenario
     return dict(sorted(found.items()))
 

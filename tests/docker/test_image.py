@@ -187,30 +187,32 @@ def test_entry_command_serves_every_port_passes_its_healthcheck_and_stops_on_sig
     health_urls = {f"http://127.0.0.1:{port}/_fake/health": name for port, name in ports.items()}
     _, healthcheck = image.final.healthcheck() or ({}, [])
 
-    with fixed_ports(list(ports)), running(localize(command, image, env), env, image_workdir) as server:
-        server.wait_until_up(list(health_urls))
-        for url, name in health_urls.items():
-            assert health(url) == {"service": name, "status": "ok"}
-        for port in ports:
-            assert listening_addresses(port) in ({"0.0.0.0"}, None), f"port {port} is not bound to 0.0.0.0"
+    # the ports stay locked until the last probe: another test's server (compose) on them would pass it
+    with fixed_ports(list(ports)):
+        with running(localize(command, image, env), env, image_workdir) as server:
+            server.wait_until_up(list(health_urls))
+            for url, name in health_urls.items():
+                assert health(url) == {"service": name, "status": "ok"}
+            for port in ports:
+                assert listening_addresses(port) in ({"0.0.0.0"}, None), f"port {port} is not bound to 0.0.0.0"
 
-        banner = parse_banner(server.wait_banner())
-        assert list(banner) == names
-        assert [int(b["url"].rsplit(":", 1)[1]) for b in banner.values()] == list(ports)
+            banner = parse_banner(server.wait_banner())
+            assert list(banner) == names
+            assert [int(b["url"].rsplit(":", 1)[1]) for b in banner.values()] == list(ports)
+
+            result = run(localize(healthcheck, image, env), env, cwd=image_workdir)
+            assert result.returncode == 0, f"HEALTHCHECK failed:\n{result.stdout}{result.stderr}"
+            probed = re.findall(r"^ok (\S+)$", result.stdout, re.M)
+            assert sorted(probed) == sorted(health_urls), result.stdout
+
+            code, seconds = server.terminate(signal.SIGTERM)
+            assert code == 0, f"exit status {code} after SIGTERM:\n{server.describe()}"
+            assert seconds < 5
+            assert "Traceback" not in server.stderr, server.stderr
 
         result = run(localize(healthcheck, image, env), env, cwd=image_workdir)
-        assert result.returncode == 0, f"HEALTHCHECK failed:\n{result.stdout}{result.stderr}"
-        probed = re.findall(r"^ok (\S+)$", result.stdout, re.M)
-        assert sorted(probed) == sorted(health_urls), result.stdout
-
-        code, seconds = server.terminate(signal.SIGTERM)
-        assert code == 0, f"exit status {code} after SIGTERM:\n{server.describe()}"
-        assert seconds < 5
-        assert "Traceback" not in server.stderr, server.stderr
-
-    result = run(localize(healthcheck, image, env), env, cwd=image_workdir)
-    assert result.returncode == 1, "the HEALTHCHECK passes with nothing listening"
-    assert "unhealthy" in result.stdout
+        assert result.returncode == 1, "the HEALTHCHECK passes with nothing listening"
+        assert "unhealthy" in result.stdout
 
 
 def load_healthcheck(image: dockerfile.Dockerfile) -> Any:
