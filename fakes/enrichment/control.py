@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -16,9 +16,6 @@ from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ControlError
 from fakes.kernel.http import json_response, read_json_object
-
-if TYPE_CHECKING:
-    from . import EnrichmentFake
 
 ACCOUNT_FIELDS = frozenset({"plan", "credits", "rate_limited", "api_key"})
 PURCHASE_FIELDS = frozenset({"pack_usd"})
@@ -70,7 +67,22 @@ async def body_with(request: Request, allowed: frozenset[str] | None) -> dict[st
     return body
 
 
-def control_routes(fake: EnrichmentFake) -> list[BaseRoute]:
+class ControlledFake(Protocol):
+    """The fake's Python control methods each route calls."""
+
+    def create_account(self, plan: str = ..., credits: Any = ..., *, rate_limited: bool = ...,
+                       api_key: str | None = ...) -> dict[str, Any]: ...
+
+    def account(self, api_key: str) -> dict[str, Any]: ...
+
+    def purchase(self, api_key: str, pack_usd: Any) -> dict[str, Any]: ...
+
+    def add_company(self, website: Any = ..., **fields: Any) -> dict[str, Any]: ...
+
+    def add_person(self, **fields: Any) -> dict[str, Any]: ...
+
+
+def control_routes(fake: ControlledFake) -> list[BaseRoute]:
     async def create_account(request: Request) -> Response:
         body = await body_with(request, ACCOUNT_FIELDS)
         return json_response(fake.create_account(**body), 201)

@@ -9,8 +9,6 @@ header is on every response. Plain Python: no HTTP, time only from the fake's cl
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Mapping
 from typing import Any
 
 from fakes.kernel.clock import Clock
@@ -18,18 +16,15 @@ from fakes.kernel.errors import ServiceError
 from fakes.kernel.verdicts import ClientRule
 
 from . import rules
+from .billing import Billing
 from .calls import Call
-from .credits import DAY_MS, MINUTE_MS, Account, CreditError, Ledger, render, tenths
+from .credits import MINUTE_MS, Account, CreditError, Ledger
 from .data import short_id
 from .feeds import Feeds
 from .lookups import Lookups
-from .operations import BY_NAME, OPERATIONS, Param
+from .operations import BY_NAME
 from .settings import EnrichmentSettings
 from .world import World
-
-CACHE_FREE_OPS = frozenset({"company_logo", "disposable_email", "credit_balance"})
-PARAMS: dict[str, dict[str, Param]] = {op.name: {p.name: p for p in op.params} for op in OPERATIONS}
-REQUIRED: dict[str, tuple[str, ...]] = {op.name: tuple(p.name for p in op.params if p.required) for op in OPERATIONS}
 
 
 class EnrichmentModel:
@@ -40,10 +35,8 @@ class EnrichmentModel:
         self.ledger = Ledger(settings)
         self.world = World(seed, settings.locale, settings.unknown_share)
         self.feeds = Feeds(seed, settings.locale, self.world, settings.item_rate_per_week)
-        self.lookups = Lookups(self)
-        self.minimum_tenths = tenths(settings.minimum_charge)  # settings are fixed for the fake's life
-        #: per account: (operation, normalised request) -> (paid at, record version)
-        self.cache: dict[str, dict[str, tuple[int, int]]] = {}
+        self.billing = Billing(settings, self.ledger)
+        self.lookups = Lookups(settings, seed, self.world, self.feeds, self.ledger, self.billing)
         self.key_counter = 0
 
     # -- accounts (control plane) --------------------------------------------------------------
@@ -133,102 +126,12 @@ class EnrichmentModel:
         call.headers["X-RateLimit-Remaining"] = str(remaining)
 
     def error(self, call: Call, status: int, message: str, *, charged: int = 0) -> ServiceError:
-        headers = dict(call.headers)
-        headers[self.settings.cost_header] = render(charged)
-        return ServiceError(status, message, headers=headers)
-
-    # -- parameters ----------------------------------------------------------------------------
-    def parse(self, call: Call, params: Mapping[str, str]) -> dict[str, Any]:
-        """The operation's query parameters, checked against the route table (400 otherwise); others
-        are ignored. Loops over what the request sent (usually one or two), not over every parameter."""
-        specs = PARAMS[call.op.name]
-        parsed: dict[str, Any] = {}
-        for name, raw in params.items():
-            spec = specs.get(name)
-            if spec is None:
-                continue
-            if raw == "":
-                if spec.required:
-                    raise self.error(call, 400, f"Missing required parameter '{name}'.")
-                if spec.kind == "string" and not spec.enum and spec.pattern is None:
-                    continue  # an empty free-text parameter is the same as none
-            parsed[name] = self._value(call, spec, raw)
-        for name in REQUIRED[call.op.name]:
-            if name not in parsed:
-                raise self.error(call, 400, f"Missing required parameter '{name}'.")
-        return parsed
-
-    def _value(self, call: Call, spec: Param, raw: str) -> Any:
-        if len(raw) > spec.max_length:
-            raise self.error(call, 400, f"Parameter '{spec.name}' is longer than {spec.max_length} characters.")
-        if spec.kind == "boolean":
-            if raw == "true":
-                return True
-            if raw == "false":
-                return False
-            raise self.error(call, 400, f"Parameter '{spec.name}' must be true or false, got {raw!r}.")
-        if spec.kind == "integer":
-            if not raw.isascii() or not raw.isdigit() or len(raw) > 9:
-                raise self.error(call, 400, f"Parameter '{spec.name}' must be an integer, got {raw!r}.")
-            value = int(raw)
-            low, high = spec.minimum, spec.maximum
-            if (low is not None and value < low) or (high is not None and value > high):
-                raise self.error(call, 400, f"Parameter '{spec.name}' must be between {spec.minimum} and "
-                                            f"{spec.maximum}, got {value}.")
-            return value
-        if spec.pattern is not None and not re.fullmatch(spec.pattern, raw.strip()):
-            raise self.error(call, 400, f"Parameter '{spec.name}' must match {spec.pattern}, got {raw!r}.")
-        if spec.enum and raw not in spec.enum:
-            raise self.error(call, 400, f"Parameter '{spec.name}' must be one of {', '.join(spec.enum)}, got {raw!r}.")
-        return raw
-
-    # -- billing -------------------------------------------------------------------------------
-    def cached_at(self, call: Call, key: str, version: int, mode: str) -> int | None:
-        """When this account last paid for ``key`` if that answer may be served again for free."""
-        assert call.account is not None
-        entry = self.cache.get(call.account.api_key, {}).get(key)
-        if entry is None or entry[1] != version or mode == "never":
-            return None
-        if mode in ("if-present", "if-present-only"):
-            return entry[0]
-        days = self.settings.updates_cache_window_days if call.op.name == "company_updates" else \
-            self.settings.cache_window_days
-        return entry[0] if call.now_ms - entry[0] < days * DAY_MS else None
-
-    def remember(self, call: Call, key: str, version: int) -> None:
-        assert call.account is not None
-        self.cache.setdefault(call.account.api_key, {})[key] = (call.now_ms, version)
-
-    def paid_within_window(self, call: Call, key: str, version: int) -> bool:
-        assert call.account is not None
-        entry = self.cache.get(call.account.api_key, {}).get(key)
-        return (entry is not None and entry[1] == version
-                and call.now_ms - entry[0] < self.settings.cache_window_days * DAY_MS)
-
-    def settle(self, call: Call, cost: int, *, cached: bool = False) -> None:
-        """Charge a successful answer: a billed one at least the minimum unless served from the cache;
-        403 (nothing charged) when the balance is short."""
-        assert call.account is not None
-        if call.op.billed and not cached:
-            cost = max(cost, self.minimum_tenths)
-        if not self.ledger.charge(call.account, cost, call.now_ms):
-            balance = self.ledger.balance(call.account, call.now_ms)
-            raise self.error(call, 403, f"Insufficient credits: this call costs {render(cost)} credits, your "
-                                        f"balance is {render(balance)}. Buy a credit pack to continue.")
-        call.headers[self.settings.cost_header] = render(cost)
-
-    def charge_failure(self, call: Call, base_cost: float) -> int:
-        """The real service's charging of some 404s (setting charge_failed_like_real); returns tenths."""
-        if not self.settings.charge_failed_like_real or call.account is None:
-            return 0
-        amount = tenths(base_cost)
-        return amount if self.ledger.charge(call.account, amount, call.now_ms) else 0
+        return self.billing.error(call, status, message, charged=charged)
 
     # -- state ---------------------------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
         return {"accounts": [a.to_state() for a in self.ledger.accounts.values()], "world": self.world.to_state(),
-                "feeds": self.feeds.to_state(), "cache": {k: {ck: list(v) for ck, v in entries.items()}
-                                                          for k, entries in self.cache.items()},
+                "feeds": self.feeds.to_state(), "cache": self.billing.cache_state(),
                 "key_counter": self.key_counter}
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -241,7 +144,7 @@ class EnrichmentModel:
         for feed in self.feeds.feeds.values():
             if feed.owner not in accounts:
                 raise ValueError(f"feed {feed.id} belongs to an unknown account")
-        self.cache = {str(k): {str(ck): (int(v[0]), int(v[1])) for ck, v in dict(entries).items()}
+        self.billing.cache = {str(k): {str(ck): (int(v[0]), int(v[1])) for ck, v in dict(entries).items()}
                       for k, entries in dict(state["cache"]).items()}
         self.ledger.accounts = accounts
         self.key_counter = int(state["key_counter"])

@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import ASGIApp
 
+from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, dumps, encoded_headers, json_response, parse_query, read_json
 from fakes.kernel.verdicts import ClientRule, flag
@@ -26,9 +28,7 @@ from .feeds import FeedError
 from .llms import llms_full_txt, llms_txt
 from .model import EnrichmentModel
 from .operations import OPERATIONS, Operation
-
-if TYPE_CHECKING:
-    from . import EnrichmentFake
+from .settings import EnrichmentSettings
 
 log = logging.getLogger("fakes.enrichment")
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
@@ -55,7 +55,19 @@ def base_of(request: Request) -> str:
 _BASES: dict[tuple[str, bytes, str], str] = {}
 
 
-def service_routes(fake: EnrichmentFake) -> list[BaseRoute]:
+class ServedFake(Protocol):
+    """What the routes need of the fake they serve (read per request: reset and import replace the model)."""
+
+    settings: EnrichmentSettings
+    clock: Clock
+    model: EnrichmentModel
+
+    def openapi(self) -> dict[str, Any]: ...
+
+    def mcp_app(self) -> ASGIApp: ...
+
+
+def service_routes(fake: ServedFake) -> list[BaseRoute]:
     by_path: dict[str, dict[str, tuple[Operation, bool]]] = {}
     for op in OPERATIONS:
         for path in op.paths:
@@ -96,7 +108,7 @@ def service_routes(fake: EnrichmentFake) -> list[BaseRoute]:
     return routes
 
 
-async def serve(fake: EnrichmentFake, request: Request, op: Operation, real: bool) -> Response:
+async def serve(fake: ServedFake, request: Request, op: Operation, real: bool) -> Response:
     model: EnrichmentModel = fake.model  # read per request: reset/import replace it
     flags: list[tuple[ClientRule, str]] = []
     try:
@@ -160,7 +172,7 @@ async def read_body(model: EnrichmentModel, call: Call, request: Request) -> Any
         raise model.error(call, 400, err.message) from None
 
 
-async def simulate_latency(fake: EnrichmentFake, op: Operation) -> None:
+async def simulate_latency(fake: ServedFake, op: Operation) -> None:
     seconds = fake.settings.latency_s.get(op.name)
     if not seconds:
         return
