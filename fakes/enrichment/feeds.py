@@ -103,8 +103,9 @@ def check_settings(raw: Any, base: dict[str, Any]) -> dict[str, Any]:
 class Feeds:
     """All feeds of the fake; ``charge(owner, tenths, at_ms) -> bool`` pays a poll."""
 
-    def __init__(self, seed: int, locale: str, world: World, rate_per_week: float) -> None:
+    def __init__(self, seed: int, locale: str, world: World, rate_per_week: float, epoch: int = 0) -> None:
         self.seed = seed
+        self.epoch = epoch
         self.locale = locale
         self.world = world
         self.rate = rate_per_week
@@ -112,8 +113,14 @@ class Feeds:
         self.counter = 0
 
     def _new_id(self, kind: str) -> str:
-        self.counter += 1
-        return f"{kind}_{short_id(self.seed, kind, self.counter, size=6)}"
+        """A new feed or target id; one an imported state holds already is skipped."""
+        while True:
+            self.counter += 1
+            identity = (self.seed, kind, self.counter) if self.epoch == 0 else \
+                (self.seed, self.epoch, kind, self.counter)
+            new_id = f"{kind}_{short_id(*identity, size=6)}"
+            if new_id not in self.feeds and not any(new_id in feed.targets for feed in self.feeds.values()):
+                return new_id
 
     def owned(self, owner: str) -> list[Feed]:
         return [f for f in self.feeds.values() if f.owner == owner]

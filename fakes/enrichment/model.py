@@ -27,14 +27,19 @@ from .settings import EnrichmentSettings
 from .world import World
 
 
+class AccountExists(CreditError):
+    """A chosen API key that an account holds already (409 on the control plane)."""
+
+
 class EnrichmentModel:
-    def __init__(self, clock: Clock, settings: EnrichmentSettings, seed: int) -> None:
+    def __init__(self, clock: Clock, settings: EnrichmentSettings, seed: int, epoch: int = 0) -> None:
         self.clock = clock
         self.settings = settings
         self.seed = seed
+        self.epoch = epoch  # the fake's reset epoch: keys and feeds made after a reset never repeat earlier ones
         self.ledger = Ledger(settings)
         self.world = World(seed, settings.locale, settings.unknown_share)
-        self.feeds = Feeds(seed, settings.locale, self.world, settings.item_rate_per_week)
+        self.feeds = Feeds(seed, settings.locale, self.world, settings.item_rate_per_week, epoch)
         self.billing = Billing(settings, self.ledger)
         self.lookups = Lookups(settings, seed, self.world, self.feeds, self.ledger, self.billing)
         self.key_counter = 0
@@ -42,12 +47,21 @@ class EnrichmentModel:
     # -- accounts (control plane) --------------------------------------------------------------
     def create_account(self, plan: str = "trial", credits: Any = None, *, rate_limited: bool = True,
                        api_key: str | None = None) -> dict[str, Any]:
-        self.key_counter += 1
-        key = api_key or f"ek_{short_id(self.seed, 'api-key', self.key_counter, size=12)}"
-        if key in self.ledger.accounts:
-            raise CreditError(f"api key {key!r} exists already")
+        if api_key is not None and api_key in self.ledger.accounts:
+            raise AccountExists(f"api key {api_key!r} exists already")
+        key = api_key if api_key is not None else self._new_key()
         account = self.ledger.open(key, plan, self.clock.now_ms(), credits, rate_limited=rate_limited)
         return self.ledger.describe(account, self.clock.now_ms())
+
+    def _new_key(self) -> str:
+        """The next generated key; one a client chose (or an import brought) is skipped, never reused."""
+        while True:
+            self.key_counter += 1
+            identity = (self.seed, "api-key", self.key_counter) if self.epoch == 0 else \
+                (self.seed, self.epoch, "api-key", self.key_counter)
+            key = f"ek_{short_id(*identity, size=12)}"
+            if key not in self.ledger.accounts:
+                return key
 
     def account_info(self, api_key: str) -> dict[str, Any]:
         account = self._account_or_404(api_key)
