@@ -16,12 +16,13 @@ from starlette.routing import BaseRoute
 from fakes.kernel.errors import ControlError, ServiceError
 from fakes.kernel.fake import Fake
 
-from .control import check_body, control_routes
+from .bodycheck import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN, check_body
+from .control import control_routes
 from .credits import CreditError
 from .data import normalize_website
 from .mcp import McpGate
 from .model import AccountExists, EnrichmentModel
-from .openapi import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN, openapi_document
+from .openapi import openapi_document
 from .routes import service_routes
 from .rules import CLIENT_RULES
 from .settings import EnrichmentSettings

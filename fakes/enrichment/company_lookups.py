@@ -11,9 +11,9 @@ from fakes.kernel.http import dumps
 from .calls import Answer, Call
 from .credits import as_number, tenths
 from .data import logo_png, normalize_website, unit
+from .generated import iso_ms
 from .lookup_base import LookupBase
 from .products import products
-from .world import iso_ms
 
 RENDERED_CACHE_SIZE = 4096
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .calls import Answer, Call
-from .data import normalize_website
-from .feeds import DEFAULT_SETTINGS, Feed, FeedError, check_settings
+from .feeds import DEFAULT_SETTINGS, Feed, FeedError, check_settings, target_domain
 from .lookup_base import LookupBase
 
 FEED_CREATE_COST = 30  # tenths
@@ -41,7 +40,7 @@ class MonitorLookups(LookupBase):
         if not isinstance(url, str) or not url or len(url) > 2048:
             raise self.billing.error(call, 400, "website_url is required: a string of 1 to 2048 characters.")
         # a website that is no host name is still watched: its polls report it unreachable
-        domain = normalize_website(url) or url.strip().lower()
+        domain = target_domain(url)
         try:
             settings = check_settings(spec.get("settings"), DEFAULT_SETTINGS)
         except FeedError as err:

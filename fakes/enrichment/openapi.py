@@ -10,7 +10,8 @@ from typing import Any
 
 from fakes.kernel.openapi import json_response_spec
 
-from .operations import EMAIL, OPERATIONS, Operation, Param
+from .bodycheck import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN
+from .operations import OPERATIONS, Operation, Param
 from .settings import PLANS, EnrichmentSettings
 
 Schema = dict[str, Any]
@@ -216,37 +217,6 @@ def openapi_document(settings: EnrichmentSettings, title: str) -> dict[str, Any]
                  {"name": "monitor", "description": "Monitoring feeds"}],
         "paths": paths,
     }
-
-
-WEBSITE_PATTERN = r"^(https?://)?([A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?\.)+[A-Za-z]{2,12}/?$"
-NAME_PATTERN = r"^[^|\s][^|]{0,99}$"
-TEXT: Schema = {"type": "string", "minLength": 1, "maxLength": 500}
-COUNT: Schema = {"type": "integer", "minimum": 0, "maximum": 10_000_000}
-#: bodies of the control plane's own operations; the fake checks bodies against these very schemas
-COMPANY_IN: Schema = {"type": "object", "additionalProperties": False, "required": ["website"], "properties": {
-    "website": {"type": "string", "pattern": WEBSITE_PATTERN}, "name": TEXT, "description": TEXT, "tagline": TEXT,
-    "industry": {"type": "integer", "minimum": 10_000_000, "maximum": 99_999_999},
-    "company_type": {"type": "string", "enum": ["PUBLIC_COMPANY", "PRIVATELY_HELD", "GOVERNMENT_AGENCY", "NON_PROFIT",
-                                                "EDUCATIONAL", "PARTNERSHIP", "SELF_EMPLOYED", "SELF_OWNED"]},
-    "founded_year": {"type": "integer", "minimum": 1600, "maximum": 2100}, "employee_count": COUNT,
-    "follower_count": COUNT, "following_count": COUNT,
-    "specialties": {"type": "array", "maxItems": 20, "items": TEXT},
-    "cover_pic_url": TEXT, "facebook_url": TEXT, "twitter_url": TEXT, "instagram_url": TEXT}}
-PERSON_IN: Schema = {"type": "object", "additionalProperties": False,
-                     "required": ["first_name", "last_name", "employer_website"], "properties": {
-    "first_name": {"type": "string", "pattern": NAME_PATTERN}, "last_name": {"type": "string", "pattern": NAME_PATTERN},
-    "middle_name": {"type": "string", "pattern": NAME_PATTERN},
-    "employer_website": {"type": "string", "pattern": WEBSITE_PATTERN},
-    "role": {"type": "string", "minLength": 1, "maxLength": 200},
-    "work_email": {"type": "string", "pattern": f"^{EMAIL}$"}, "bio": TEXT,
-    "country": {"type": "string", "pattern": "^[A-Z]{2}$"}, "city": TEXT, "state": TEXT, "x_handle": TEXT,
-    "x_profile_url": TEXT, "personal_website": TEXT, "follower_count": COUNT, "following_count": COUNT}}
-ACCOUNT_IN: Schema = {"type": "object", "additionalProperties": False, "properties": {
-    "plan": {"type": "string", "enum": list(PLANS)},
-    "credits": {"type": "number", "minimum": 0, "maximum": 100_000_000_000},
-    "rate_limited": BOOL, "api_key": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,64}$"}}}
-PURCHASE_IN: Schema = {"type": "object", "additionalProperties": False, "required": ["pack_usd"],
-                       "properties": {"pack_usd": {"type": "integer", "minimum": 10, "maximum": 1_000_000}}}
 
 
 def control_paths() -> dict[str, Any]:
