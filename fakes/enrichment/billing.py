@@ -7,8 +7,10 @@ every response. Plain Python: the instant of a call is the call's own ``now_ms``
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.statecheck import StateReader, check_integer, check_text, refuse
 
@@ -18,6 +20,7 @@ from .settings import EnrichmentSettings
 
 #: the longest cache key the fake makes (operation, domain and flags): a longer one is no export of it
 CACHE_KEY_MAX = 4096
+T = TypeVar("T")
 
 
 class Billing:
@@ -30,6 +33,9 @@ class Billing:
         self.minimum_tenths = tenths(settings.minimum_charge)  # settings are fixed for the fake's life
         #: per account: (operation, normalised request) -> (paid at, record version)
         self.cache: dict[str, dict[str, tuple[int, int]]] = {}
+        #: per account: person-profile cache key -> when the detailed enrichment an enrichment=fast
+        #: lookup started completes (the answer is the fast profile until then)
+        self.detailing: dict[str, dict[str, int]] = {}
 
     def error(self, call: Call, status: int, message: str, *, charged: int = 0,
               headers: dict[str, str] | None = None) -> ServiceError:
@@ -63,6 +69,26 @@ class Billing:
         return (entry is not None and entry[1] == version
                 and call.now_ms - entry[0] < self.settings.cache_window_days * DAY_MS)
 
+    # -- detailed enrichment after enrichment=fast -------------------------------------------------
+    def detail_pending(self, call: Call, key: str) -> bool:
+        """Whether the detailed enrichment of ``key`` is still running (the answer: the fast profile)."""
+        assert call.account is not None
+        ready = self.detailing.get(call.account.api_key, {}).get(key)
+        if ready is not None and call.now_ms >= ready:
+            self.finish_detail(call, key)
+            return False
+        return ready is not None
+
+    def start_detail(self, call: Call, key: str, ready_ms: int) -> None:
+        assert call.account is not None
+        self.detailing.setdefault(call.account.api_key, {})[key] = ready_ms
+
+    def finish_detail(self, call: Call, key: str) -> None:
+        assert call.account is not None
+        pending = self.detailing.get(call.account.api_key)
+        if pending is not None and pending.pop(key, None) is not None and not pending:
+            del self.detailing[call.account.api_key]
+
     # -- charging ------------------------------------------------------------------------------
     def settle(self, call: Call, cost: int, *, cached: bool = False) -> None:
         """Charge a successful answer: a billed one at least the minimum unless served from the cache;
@@ -87,22 +113,34 @@ class Billing:
     def cache_state(self) -> dict[str, Any]:
         return {key: {entry: list(value) for entry, value in entries.items()} for key, entries in self.cache.items()}
 
-    @staticmethod
-    def read_cache(read: StateReader, accounts: set[str]) -> dict[str, dict[str, tuple[int, int]]]:
-        """``cache`` of an exported model: per known account, key -> [paid at ms, record version]."""
-        cache: dict[str, dict[str, tuple[int, int]]] = {}
-        entries_of = read.object("cache")
-        for api_key in entries_of.value:
-            if api_key not in accounts:
-                refuse(entries_of.where(api_key), "is not the key of an account of this state")
-            entries = entries_of.object(api_key)
-            cache[api_key] = {}
-            for key, value in entries.value.items():
-                field = entries.where(key)
-                check_text(key, field, max_length=CACHE_KEY_MAX, min_length=1)
-                if not isinstance(value, list) or len(value) != 2:
-                    refuse(field, "must be [paid at ms, record version]")
-                paid_at = check_integer(value[0], f"{field}[0]", minimum=0)
-                version = check_integer(value[1], f"{field}[1]", minimum=0, maximum=2**31 - 1)
-                cache[api_key][key] = (paid_at, version)
-        return cache
+    def detailing_state(self) -> dict[str, Any]:
+        return {key: dict(entries) for key, entries in self.detailing.items()}
+
+    def load_state(self, read: StateReader, accounts: set[str]) -> None:
+        """``cache`` (key -> [paid at ms, record version]) and ``detailing`` (key -> ready at ms), each
+        per account of the state."""
+        def pair(value: Any, field: str) -> tuple[int, int]:
+            if not isinstance(value, list) or len(value) != 2:
+                refuse(field, "must be [paid at ms, record version]")
+            return (check_integer(value[0], f"{field}[0]", minimum=0, maximum=MAX_EPOCH_MS),
+                    check_integer(value[1], f"{field}[1]", minimum=0, maximum=2**31 - 1))
+
+        self.cache = _per_account(read, "cache", accounts, pair)
+        if read.has("detailing"):  # states exported before enrichment=fast was modelled have none
+            self.detailing = _per_account(read, "detailing", accounts, lambda value, field: check_integer(
+                value, field, minimum=0, maximum=MAX_EPOCH_MS + 86_400_000))
+
+
+def _per_account(read: StateReader, name: str, accounts: set[str],
+                 read_value: Callable[[Any, str], T]) -> dict[str, dict[str, T]]:
+    found: dict[str, dict[str, T]] = {}
+    entries_of = read.object(name)
+    for api_key in entries_of.value:
+        if api_key not in accounts:
+            refuse(entries_of.where(api_key), "is not the key of an account of this state")
+        entries = entries_of.object(api_key)
+        found[api_key] = {}
+        for key, value in entries.value.items():
+            check_text(key, entries.where(key), max_length=CACHE_KEY_MAX, min_length=1)
+            found[api_key][key] = read_value(value, entries.where(key))
+    return found

@@ -92,19 +92,39 @@ class CompanyLookups(LookupBase):
         return self._answer({"employee_count": record["employee_count"]})
 
     def op_company_funding(self, call: Call, p: dict[str, Any], *_: Any) -> Answer:
-        domain = self._domain(call, p["website"])
-        self._company(call, domain)
-        key, version = f"company_funding|{domain}", self.world.version(domain)
+        """Rounds newest first. Without data the answer is still a 200 (the reference: the body streams, so a
+        late failure cannot change the status): ``error_code`` no_funding_data, the base charged, nothing
+        cached; a transient failure is service_temp_unavailable, never charged."""
+        domain = normalize_website(p["website"])
+        website = domain or " ".join(str(p["website"]).split())  # a name is taken too: it finds no data
+        key, version = f"company_funding|{website.lower()}", self.world.version(domain) if domain else 0
         cached = self._cached(call, p, key, version)
-        rounds = self.world.funding_rounds(domain)
+        if cached is None and self.outages.wait_s(key, call.now_ms) is not None:
+            call.headers[self.settings.cost_header] = "0"  # never charged
+            return self._funding(website, [], 0, "service_temp_unavailable",
+                                 "Funding data is unavailable for now; retry later.")
+        rounds = self.world.funding_rounds(domain) if domain and self.world.company(domain) else []
+        if not rounds:
+            base = self._cost("company_funding")
+            self.billing.settle(call, base)
+            call.headers[self.settings.cache_age_header] = "0"
+            return self._funding(website, [], max(base, self.billing.minimum_tenths), "no_funding_data",
+                                 f"No funding data could be found for {website}.")
         investors = {inv["name"] for r in rounds for inv in r["investors"]}
         cost = self._cost("company_funding") + 10 * len(investors)
         self._bill(call, key, version, cached, cost)
         charged = 0 if cached is not None else max(cost, self.billing.minimum_tenths)
-        return self._answer({"website": f"https://www.{domain}",
-                             "total_funds_raised_usd": sum(int(r.get("amount_usd") or 0) for r in rounds),
-                             "credit_cost": charged // 10 if charged % 10 == 0 else as_number(charged),
-                             "funding_rounds": rounds})
+        return self._funding(website, sorted(rounds, key=lambda r: str(r["date"] or ""), reverse=True), charged)
+
+    def _funding(self, website: str, rounds: list[dict[str, Any]], charged: int, error_code: str | None = None,
+                 error: str | None = None) -> Answer:
+        body: dict[str, Any] = {
+            "website": website,
+            "total_funds_raised_usd": sum(int(r.get("amount_usd") or 0) for r in rounds) if rounds else None,
+            "credit_cost": as_number(charged), "funding_rounds": rounds}
+        if error_code:
+            body.update(error=error, error_code=error_code)
+        return self._answer(body)
 
     def op_company_updates(self, call: Call, p: dict[str, Any], base: str, real: bool, *_: Any) -> Answer:
         domain = self._domain(call, p["website"])
@@ -216,6 +236,8 @@ class CompanyLookups(LookupBase):
         record = self._company(call, domain)
         key, version = f"product_listing|{domain}", self.world.version(domain)
         cached = self._cached(call, p, key, version)
+        if cached is None:
+            self._live(call, key, "Website crawling is at capacity for now; retry")
         self._bill(call, key, version, cached, self._cost("product_listing"))
         return self._answer({"products": products(self.seed, self.settings.locale, domain, record)})
 

@@ -28,10 +28,25 @@ def iso_ms(epoch_ms: int) -> str:
 
 
 @functools.lru_cache(maxsize=65_536)
-def generated_known(seed: int, unknown_share: float, domain: str) -> bool:
+def generated_known(seed: int, locale: str, unknown_share: float, weights: tuple[float, ...], domain: str) -> bool:
+    """Whether the service knows ``domain``: small private companies are unknown more often than large
+    public ones (``weights`` per band of :data:`BANDS`, ``unknown_share`` on average)."""
     if domain.endswith(".invalid") or domain == "invalid":
         return False
-    return unit(seed, "unknown", domain) >= unknown_share
+    chance = unknown_share * weights[size_band(generated_company(seed, locale, domain))]
+    return unit(seed, "unknown", domain) >= chance
+
+
+#: the coverage bands, in the order of the weights (settings.COVERAGE_BANDS)
+BANDS = ("micro", "small", "medium", "large", "enterprise", "public")
+
+
+def size_band(record: dict[str, Any]) -> int:
+    """The index in :data:`BANDS` of a generated company: public when listed, else by headcount."""
+    if record["company_type"] == "PUBLIC_COMPANY":
+        return 5
+    employees = int(record["employee_count"])
+    return 0 if employees <= 10 else 1 if employees <= 50 else 2 if employees <= 200 else 3 if employees <= 1000 else 4
 
 
 @functools.lru_cache(maxsize=8192)

@@ -17,19 +17,21 @@ from .calls import Answer, Call
 from .credits import DAY_MS, Ledger, tenths
 from .data import normalize_website
 from .feeds import Feeds
+from .outages import Outages
 from .settings import EnrichmentSettings
 from .world import World
 
 
 class LookupBase:
     def __init__(self, settings: EnrichmentSettings, seed: int, world: World, feeds: Feeds, ledger: Ledger,
-                 billing: Billing) -> None:
+                 billing: Billing, outages: Outages) -> None:
         self.settings = settings
         self.seed = seed
         self.world = world
         self.feeds = feeds
         self.ledger = ledger
         self.billing = billing
+        self.outages = outages
         self.costs: dict[str, int] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -59,6 +61,13 @@ class LookupBase:
                                f"{call.op.name} {key.split('|', 1)[1]} was paid for already inside the "
                                f"{self.settings.cache_window_days}-day window"))
         return at
+
+    def _live(self, call: Call, key: str, message: str = "The lookup failed for now; please retry") -> None:
+        """Before a live (uncached) lookup of the operations the reference gives a 503: a transient
+        failure (setting transient_failure_share), never charged, with the wait in Retry-After."""
+        wait = self.outages.wait_s(key, call.now_ms)
+        if wait is not None:
+            raise self.billing.error(call, 503, f"{message} after {wait} s.", headers={"Retry-After": str(wait)})
 
     def _bill(self, call: Call, key: str, version: int, cached: int | None, cost: int) -> None:
         if cached is not None:

@@ -22,8 +22,10 @@ from .calls import Call
 from .credits import MINUTE_MS, Account, CreditError, Ledger
 from .data import short_id
 from .feeds import Feeds
+from .generated import BANDS
 from .lookups import Lookups
 from .operations import BY_NAME
+from .outages import Outages
 from .settings import EnrichmentSettings
 from .world import World
 
@@ -42,10 +44,12 @@ class EnrichmentModel:
         self.seed = seed
         self.epoch = epoch  # the fake's reset epoch: keys and feeds made after a reset never repeat earlier ones
         self.ledger = Ledger(settings)
-        self.world = World(seed, settings.locale, settings.unknown_share)
+        self.world = World(seed, settings.locale, settings.unknown_share,
+                           coverage=tuple(float(settings.coverage_weights[band]) for band in BANDS))
         self.feeds = Feeds(seed, settings.locale, self.world, settings.item_rate_per_week, epoch)
         self.billing = Billing(settings, self.ledger)
-        self.lookups = Lookups(settings, seed, self.world, self.feeds, self.ledger, self.billing)
+        self.outages = Outages(seed, settings.transient_failure_share, settings.transient_retry_after_s)
+        self.lookups = Lookups(settings, seed, self.world, self.feeds, self.ledger, self.billing, self.outages)
         self.key_counter = 0
 
     # -- accounts (control plane) --------------------------------------------------------------
@@ -150,12 +154,14 @@ class EnrichmentModel:
     def to_state(self) -> dict[str, Any]:
         return {"accounts": [a.to_state() for a in self.ledger.accounts.values()], "world": self.world.to_state(),
                 "feeds": self.feeds.to_state(), "cache": self.billing.cache_state(),
+                "detailing": self.billing.detailing_state(), "outages": self.outages.to_state(),
                 "key_counter": self.key_counter}
 
     def load_state(self, state: dict[str, Any]) -> None:
         """An exported state, every field checked (400 naming the first it refuses); called on a fresh
         model, which the fake discards when this raises."""
-        read = StateReader(state, "model").only(("accounts", "world", "feeds", "cache", "key_counter"))
+        read = StateReader(state, "model").only(("accounts", "world", "feeds", "cache", "detailing", "outages",
+                                                   "key_counter"))
         accounts: dict[str, Account] = {}
         for account_read in read.objects("accounts", max_items=MAX_ACCOUNTS):
             account = Account.from_state(account_read)
@@ -164,6 +170,8 @@ class EnrichmentModel:
             accounts[account.api_key] = account
         self.world.load_state(read.object("world"))
         self.feeds.load_state(read.object("feeds"), accounts)
-        self.billing.cache = Billing.read_cache(read, set(accounts))
+        self.billing.load_state(read, set(accounts))
+        if read.has("outages"):
+            self.outages.load_state(read, "outages")
         self.ledger.accounts = accounts
         self.key_counter = read.integer("key_counter", minimum=0, maximum=MAX_KEY_COUNTER)

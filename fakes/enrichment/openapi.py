@@ -53,9 +53,11 @@ DETAILS = obj({
 }, ["websites", "name", "logo_url", "executives"])
 INVESTOR = obj({"name": STR, "website": NSTR, "type": {"type": "string", "enum": ["company", "angel"]},
                 "amount_usd": NINT})
-FUNDING = obj({"website": STR, "total_funds_raised_usd": INT, "credit_cost": {"type": "number"},
+FUNDING = obj({"website": STR, "total_funds_raised_usd": NINT, "credit_cost": {"type": "number"},
                "funding_rounds": arr(obj({"round_type": STR, "date": STR, "amount_usd": NINT,
-                                          "investors": arr(INVESTOR)}))}, ["funding_rounds"])
+                                          "investors": arr(INVESTOR)})),
+               "error": STR, "error_code": {"type": "string", "enum": ["no_funding_data", "service_temp_unavailable"]}},
+              ["funding_rounds"])
 UPDATE = obj({"url": STR, "title": STR, "description": NSTR, "image_url": NSTR, "timestamp": STR,
               "source": {"type": "string", "enum": ["blog", "x", "youtube"]}})
 UPDATES = obj({"blogs": arr(STR), "x_profile": NSTR, "youtube_channels": arr(STR), "updates": arr(UPDATE),
@@ -116,6 +118,8 @@ BODIES: dict[str, Schema] = {
     "UpdateTarget": {"type": "object", "additionalProperties": False, "required": ["settings"],
                      "properties": {"settings": SETTINGS_IN}},
 }
+#: the operations whose live lookups can fail for a while (503; funding: 200 with error_code instead)
+TRANSIENT = ("work_email", "person_profile", "similar_people", "employee_search", "product_listing")
 ANSWERS: dict[str, Schema] = {
     "company_details": DETAILS, "employee_count": obj({"employee_count": INT}, ["employee_count"]),
     "company_funding": FUNDING, "company_updates": UPDATES, "company_website": obj({"website": STR}, ["website"]),
@@ -175,6 +179,15 @@ def _operation(op: Operation, settings: EnrichmentSettings, *, alias: bool = Fal
         "404": error("unknown company, person, feed or target"),
         "429": error("rate limited", {"Retry-After": {"required": True, "schema": {"type": "string"}}, **limits}),
     }
+    responses["410"] = error("this path is retired (setting retired_paths; never charged)")
+    if op.name in TRANSIENT:
+        responses["503"] = error("a live lookup failed for now (setting transient_failure_share; never charged): "
+                                 "retry after Retry-After", {"Retry-After": {"required": True,
+                                                                             "schema": {"type": "string"}}})
+    if op.name == "person_profile":
+        ok["headers"][settings.enrichment_status_header] = {
+            "description": "v2 paths: pending (the fast profile; the detailed one is being enriched) or complete",
+            "schema": {"type": "string", "enum": ["pending", "complete"]}}
     if op.body:
         responses["409"] = error("conflict: a website twice in one feed, or the feed is full")
         responses["413"] = error("body too large")
@@ -182,7 +195,7 @@ def _operation(op: Operation, settings: EnrichmentSettings, *, alias: bool = Fal
         "operationId": op.name + ("_api" if alias else ""), "summary": op.summary,
         "description": f"Cost: {op.cost}. Rate-limit bucket: {op.bucket}. Read timeout: {op.timeout_s} s."
                        + (f" MCP tool: {op.tool}." if op.tool else ""),
-        "tags": [op.tag], "parameters": [_parameter(p) for p in op.params] + [
+        "tags": [op.tag], "parameters": [_parameter(p) for p in op.params if not p.deprecated] + [
             {"name": name, "in": "path", "required": True, "schema": {"type": "string", "maxLength": 100}}
             for name in op.path_params],
         "responses": responses,

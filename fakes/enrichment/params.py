@@ -32,6 +32,8 @@ def parse_params(call: Call, params: Mapping[str, str], refuse: Refuse) -> dict[
         spec = specs.get(name)
         if spec is None:
             continue
+        if spec.deprecated:
+            raise refuse(call, 400, f"Parameter '{name}' is deprecated and no longer accepted: {spec.deprecated}.")
         if raw == "":
             if spec.required:
                 raise refuse(call, 400, f"Missing required parameter '{name}'.")

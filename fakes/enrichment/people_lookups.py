@@ -76,11 +76,32 @@ class PeopleLookups(LookupBase):
             raise
         cache_key, version = f"person_profile|{key.id}", self.world.version(key.domain)
         cached = self._cached(call, p, cache_key, version)
-        self._bill(call, cache_key, version, cached, self._cost("person_profile"))
-        return self._answer(self.profile_body(key, title))
+        fast = p.get("enrichment") == "fast"
+        if cached is None:
+            self._live(call, cache_key)
+            self._bill(call, cache_key, version, cached, self._cost("person_profile"))
+            if fast and self.settings.detailed_enrichment_s:  # the detailed profile is enriched meanwhile
+                self.billing.start_detail(call, cache_key, call.now_ms + self.settings.detailed_enrichment_s * 1000)
+            else:
+                self.billing.finish_detail(call, cache_key)
+            pending = fast and self.settings.detailed_enrichment_s > 0
+        else:
+            self._bill(call, cache_key, version, cached, 0)
+            pending = self.billing.detail_pending(call, cache_key)
+            if pending and not fast:  # enrichment=detailed waits for it: on the virtual clock, no time at all
+                self.billing.finish_detail(call, cache_key)
+                pending = False
+        if "/v2/" in call.route_path:  # the header of the v2 paths
+            call.headers[self.settings.enrichment_status_header] = "pending" if pending else "complete"
+        return self._answer(self.profile_body(key, title, fast=pending))
 
-    def profile_body(self, key: PersonKey, title: str | None) -> dict[str, Any]:
-        return self.world.person(key, title)
+    def profile_body(self, key: PersonKey, title: str | None, *, fast: bool = False) -> dict[str, Any]:
+        """The profile; the fast one (enrichment=fast, detailed enrichment still running) leaves out what
+        the detailed enrichment adds: the picture and the personal website."""
+        profile = self.world.person(key, title)
+        if fast:
+            profile = {**profile, "profile_pic_url": None, "personal_website": None}
+        return profile
 
     def op_work_email(self, call: Call, p: dict[str, Any], *_: Any) -> Answer:
         domain = self._domain(call, p["domain"], "domain")
@@ -89,6 +110,8 @@ class PeopleLookups(LookupBase):
         key = f"work_email|{domain}|{first.lower()}|{str(last or '').lower()}"
         version = self.world.version(domain)
         cached = self._cached(call, p, key, version)
+        if cached is None:
+            self._live(call, key)
         self._bill(call, key, version, cached, self._cost("work_email") if email else MISS_COST)
         return self._answer({"work_email": email})
 
@@ -108,6 +131,8 @@ class PeopleLookups(LookupBase):
         cache_key, version = f"similar_people|{key.id}", world.version(key.domain)
         cached = self._cached(call, p, cache_key, version)
         cost = self._cost("similar_people") + 50 * len(attempted)
+        if cached is None:
+            self._live(call, cache_key)
         self._bill(call, cache_key, version, cached, cost)
         charged = 0 if cached is not None else cost
         return self._answer({"target": target, "attempted_searches": attempted, "similar_people": similar,
@@ -122,6 +147,8 @@ class PeopleLookups(LookupBase):
         key = f"employee_search|{domain}|{' '.join(str(p['role']).lower().split())}|{p.get('country', '')}"
         version = self.world.version(domain)
         cached = self._cached(call, p, key, version)
+        if cached is None:
+            self._live(call, key)
         self._bill(call, key, version, cached, self._cost("employee_search") + 10 * len(people))
         paths = self._paths(base, real)
         return self._answer({"employees": [

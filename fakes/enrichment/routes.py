@@ -67,8 +67,9 @@ class ServedFake(Protocol):
     def mcp_app(self) -> ASGIApp: ...
 
 
-#: the route table, built once per process: exact paths, then paths with ids (path -> method -> (op, real path))
-Methods = dict[str, tuple[Operation, bool]]
+#: the route table, built once per process: exact paths, then paths with ids
+#: (path -> method -> (operation, whether the path is a real /api one, the path itself))
+Methods = dict[str, tuple[Operation, bool, str]]
 EXACT: dict[str, Methods] = {}
 WITH_IDS: list[tuple[re.Pattern[str], Methods]] = []
 
@@ -77,7 +78,7 @@ def _route_table() -> None:
     by_path: dict[str, Methods] = {}
     for op in OPERATIONS:
         for path in op.paths:
-            by_path.setdefault(path, {})[op.method] = (op, path.startswith("/api/"))
+            by_path.setdefault(path, {})[op.method] = (op, path.startswith("/api/"), path)
     for path, methods in by_path.items():
         if "{" in path:
             WITH_IDS.append((re.compile(re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", path) + "$"), methods))
@@ -102,6 +103,9 @@ class ServiceEndpoint:
 
     def __init__(self, fake: ServedFake) -> None:
         self.fake = fake
+        retired = fake.settings.retired_paths  # settings are fixed for the fake's life
+        self.retired = frozenset(path for path in retired if not path.endswith("*"))
+        self.retired_prefixes = tuple(path[:-1] for path in retired if path.endswith("*"))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         fake = self.fake
@@ -114,6 +118,9 @@ class ServiceEndpoint:
                 if match:
                     methods, path_params = candidate, match.groupdict()
                     break
+        if (self.retired or self.retired_prefixes) and self.is_retired(path, methods):
+            raise ServiceError(410, "This API is retired (deprecated); use the current API's paths.",
+                               headers={fake.settings.cost_header: "0"})
         if methods is None:
             await self.other(scope, receive, send, path)
             return
@@ -130,6 +137,12 @@ class ServiceEndpoint:
             raise ServiceError(500, f"internal error in the fake: {exc!r}",
                                headers={fake.settings.cost_header: "0"}) from None
         await response(scope, receive, send)
+
+    def is_retired(self, path: str, methods: Methods | None) -> bool:
+        """Whether the path (or the route-table path it matched) is one of the setting retired_paths."""
+        if path.startswith(self.retired_prefixes) or path in self.retired:
+            return True
+        return methods is not None and next(iter(methods.values()))[2] in self.retired
 
     async def other(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
         fake = self.fake
@@ -153,7 +166,7 @@ class ServiceEndpoint:
         await response(scope, receive, send)
 
 
-async def serve(fake: ServedFake, request: Request, op: Operation, real: bool,
+async def serve(fake: ServedFake, request: Request, op: Operation, real: bool, route_path: str,
                 path_params: dict[str, str]) -> Response:
     model: EnrichmentModel = fake.model  # read per request: reset/import replace it
     flags: list[tuple[ClientRule, str]] = []
@@ -161,6 +174,7 @@ async def serve(fake: ServedFake, request: Request, op: Operation, real: bool,
         params = dict(parse_query(request).items())  # a plain dict: QueryParams.get costs a microsecond a call
         account = rss_account(model, path_params.get("feed_id", ""), request) if op.name == "feed_rss" else None
         call = model.begin(op.name, bearer_token(request), account, flags)
+        call.route_path = route_path
         body = await read_body(model, call, request) if op.body else None
         if fake.settings.latency_s:
             await simulate_latency(fake, op)

@@ -74,6 +74,8 @@ class World:
     seed: int
     locale: str
     unknown_share: float
+    #: weight of each coverage band (generated.BANDS): how much likelier than average it is unknown
+    coverage: tuple[float, ...] = (1.0,) * 6
     custom_companies: dict[str, dict[str, Any]] = field(default_factory=dict)
     custom_people: dict[str, dict[str, Any]] = field(default_factory=dict)   # person id -> fields
     slugs: dict[str, str] = field(default_factory=dict)                      # slug -> person id
@@ -83,7 +85,7 @@ class World:
     def known(self, domain: str) -> bool:
         if domain in self.custom_companies:
             return True
-        return generated_known(self.seed, self.unknown_share, domain)
+        return generated_known(self.seed, self.locale, self.unknown_share, self.coverage, domain)
 
     def company(self, domain: str) -> dict[str, Any] | None:
         """The company's record (the details fields without URLs), or None when it is unknown."""
@@ -153,8 +155,8 @@ class World:
                 else:
                     word = r.choice(p.company_word)
                     suffix = r.choice(("Ventures", "Capital", "Partners"))
-                    investors.append({"name": f"{word} {suffix}", "website": f"https://www.{word.lower()}"
-                                      f"{suffix.lower()}.com", "type": "company", "amount_usd": None})
+                    investors.append({"name": f"{word} {suffix}", "website": f"{word.lower()}{suffix.lower()}.com",
+                                      "type": "company", "amount_usd": None})  # a domain, as the reference shows
             unique = list({inv["name"]: inv for inv in investors}.values())
             rounds.append({"round_type": ROUND_TYPES[min(index, len(ROUND_TYPES) - 1)],
                            "date": f"{year}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
