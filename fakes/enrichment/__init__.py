@@ -13,9 +13,11 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
+from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ControlError, ServiceError
 from fakes.kernel.fake import Fake
 
+from .bench import bench_operations
 from .bodycheck import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN, check_body
 from .control import control_routes
 from .credits import CreditError
@@ -82,6 +84,10 @@ class EnrichmentFake(Fake):
             self._auth_headers = {"Authorization": f"Bearer {key}"}
             self._auth_for = self.model
         return dict(self._auth_headers)
+
+    def bench_operations(self) -> list[BenchOperation]:
+        """Every public operation, timed by ``python -m scenarios bench --parts operations`` (see :mod:`.bench`)."""
+        return bench_operations(self)
 
     def sample_request(self) -> tuple[str, str]:
         self.auth_headers()

@@ -183,6 +183,8 @@ class Feeds:
         self.world = world
         self.rate = rate_per_week
         self.feeds: dict[str, Feed] = {}
+        #: owner -> its feeds by id: every call of an account catches its feeds up, so this is per owner
+        self.by_owner: dict[str, dict[str, Feed]] = {}
         self.counter = 0
 
     def _new_id(self, kind: str) -> str:
@@ -196,7 +198,14 @@ class Feeds:
                 return new_id
 
     def owned(self, owner: str) -> list[Feed]:
-        return [f for f in self.feeds.values() if f.owner == owner]
+        return list(self.by_owner.get(owner, {}).values())
+
+    def delete(self, feed: Feed) -> None:
+        del self.feeds[feed.id]
+        owned = self.by_owner[feed.owner]
+        del owned[feed.id]
+        if not owned:
+            del self.by_owner[feed.owner]
 
     def get(self, owner: str, feed_id: str) -> Feed:
         feed = self.feeds.get(feed_id)
@@ -209,6 +218,7 @@ class Feeds:
         feed = Feed(feed_id, owner, name or f"Feed {len(self.owned(owner)) + 1}", is_public,
                     short_id(self.seed, "token", feed_id, size=12), now_ms)
         self.feeds[feed_id] = feed
+        self.by_owner.setdefault(owner, {})[feed_id] = feed
         return feed
 
     def add_target(self, feed: Feed, domain: str, website_url: str, settings: dict[str, Any], now_ms: int,
@@ -326,6 +336,9 @@ class Feeds:
             target_ids |= set(feed.targets)
             feeds[feed.id] = feed
         self.feeds = feeds
+        self.by_owner = {}
+        for feed in feeds.values():
+            self.by_owner.setdefault(feed.owner, {})[feed.id] = feed
         self.counter = read.integer("counter", minimum=0, maximum=MAX_COUNT)
 
 

@@ -119,7 +119,7 @@ class EnrichmentModel:
 
     def _catch_up(self, account: Account, now: int) -> None:
         self.ledger.catch_up(account, now)
-        if self.feeds.feeds:
+        if account.api_key in self.feeds.by_owner:
             self.feeds.catch_up(account.api_key, now, lambda amount, at: self.ledger.charge(account, amount, at))
 
     def _rate_limit(self, call: Call, account: Account, now: int) -> None:

@@ -130,7 +130,7 @@ class MonitorLookups(LookupBase):
                        path: dict[str, str]) -> Answer:
         feed = self._feed(call, path)
         self.billing.settle(call, 0)
-        del self.feeds.feeds[feed.id]
+        self.feeds.delete(feed)
         return self._answer({"message": "Feed deleted."})
 
     def op_add_target(self, call: Call, p: dict[str, Any], base: str, real: bool, body: Any,
