@@ -6,8 +6,9 @@ asking twice, in any fake of the same seed, gives the same record at no cost.
 from __future__ import annotations
 
 import functools
-from datetime import UTC, datetime
 from typing import Any
+
+from fakes.kernel.clock import utc_datetime
 
 from .data import mix, pools, rng, short_id, unit
 
@@ -24,7 +25,7 @@ COUNTRIES = (("US", "United States", "US-CA"), ("US", "United States", "US-NY"),
 
 
 def iso_ms(epoch_ms: int) -> str:
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_datetime(epoch_ms).strftime("%Y-%m-%dT%H:%M:%SZ")  # the kernel's: exact, safe past year 9999
 
 
 @functools.lru_cache(maxsize=65_536)
