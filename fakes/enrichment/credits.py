@@ -19,7 +19,7 @@ from typing import Any
 from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.statecheck import StateReader, refuse
 
-from .settings import OPERATION_NAMES, PLANS, SUBSCRIPTIONS, EnrichmentSettings
+from .settings import MAX_DAYS, OPERATION_NAMES, PLANS, SUBSCRIPTIONS, EnrichmentSettings
 
 DAY_MS = 86_400_000
 MINUTE_MS = 60_000
@@ -27,8 +27,8 @@ MONTH_MS = 30 * DAY_MS
 API_KEY_PATTERN = r"[A-Za-z0-9_-]{8,64}"   # the control plane's pattern for a chosen key
 GRANT_SOURCES = ("trial", "pack", "subscription", "grant")
 BUCKETS = ("paid", "free")
-#: instants derived from the clock's (an expiry 90 days on): far beyond year 9999, still exact
-MAX_DERIVED_MS = MAX_EPOCH_MS + 1000 * DAY_MS
+#: instants derived from the clock's (an expiry up to MAX_DAYS on): beyond year 9999, still exact
+MAX_DERIVED_MS = MAX_EPOCH_MS + (MAX_DAYS + 31) * DAY_MS
 MAX_TENTHS = 10**15
 MAX_COUNT = 10**12
 

@@ -16,6 +16,8 @@ from fakes.kernel.settings import FakeSettings, SettingsError
 
 from .operations import OPERATIONS
 
+#: the longest a trial, a pack or a cache window lasts (an expiry past year 9999 stays an exact number)
+MAX_DAYS = 3650
 ROUTE_PATHS = frozenset(path for op in OPERATIONS for path in op.paths)
 PLANS = ("trial", "payg", "sub_49", "sub_299", "sub_899", "sub_1899")
 SUBSCRIPTIONS = PLANS[2:]
@@ -125,11 +127,15 @@ class EnrichmentSettings(FakeSettings):
                  for p in self.retired_paths),
              "retired_paths are paths of the service (/v1/company/funding, /api/v1/employee/profile, ...) or "
              "prefixes ending in * (/proxycurl/*)"),
-            (self.cache_window_days >= 0 and self.updates_cache_window_days >= 0, "cache windows must be >= 0"),
             (0 <= self.unknown_share <= 1, "unknown_share must be between 0 and 1"),
             (all(k in DEFAULT_COSTS and v >= 0 for k, v in self.costs.items()), "costs names an unknown operation"),
             (self.details_max_cost >= 0 and self.minimum_charge >= 0, "costs must be >= 0"),
-            (self.trial_days >= 0 and self.trial_credits >= 0, "trial settings must be >= 0"),
+            (0 <= self.trial_days <= MAX_DAYS and self.trial_credits >= 0,
+             f"trial_days must be from 0 to {MAX_DAYS}, trial_credits >= 0"),
+            (1 <= self.small_pack_expiry_days <= MAX_DAYS and 1 <= self.large_pack_expiry_days <= MAX_DAYS,
+             f"pack expiries must be from 1 to {MAX_DAYS} days"),
+            (0 <= self.cache_window_days <= MAX_DAYS and 0 <= self.updates_cache_window_days <= MAX_DAYS,
+             f"cache windows must be from 0 to {MAX_DAYS} days"),
             (self.pack_min_usd >= 1 and self.credits_per_usd >= 1, "packs need at least $1 and 1 credit per $"),
             (set(self.subscription_credits) <= set(SUBSCRIPTIONS), "subscription_credits names an unknown plan"),
             (set(self.free_per_minute) == set(PLANS), "free_per_minute needs every plan"),
