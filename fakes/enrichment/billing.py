@@ -59,9 +59,9 @@ class Billing:
             self.settings.cache_window_days
         return entry[0] if call.now_ms - entry[0] < days * DAY_MS else None
 
-    def remember(self, call: Call, key: str, version: int, at_ms: int | None = None) -> None:
+    def remember(self, call: Call, key: str, version: int) -> None:
         assert call.account is not None
-        self.cache.setdefault(call.account.api_key, {})[key] = (call.now_ms if at_ms is None else at_ms, version)
+        self.cache.setdefault(call.account.api_key, {})[key] = (call.now_ms, version)
 
     def paid_within_window(self, call: Call, key: str, version: int) -> bool:
         assert call.account is not None

@@ -82,7 +82,7 @@ def _route_table() -> None:
             by_path.setdefault(path, {})[op.method] = (op, path.startswith("/api/"), path)
     for path, methods in by_path.items():
         if "{" in path:
-            WITH_IDS.append((re.compile(re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", path) + "$"), methods))
+            WITH_IDS.append((re.compile(re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", path)), methods))
         else:
             EXACT[path] = methods
 
@@ -115,7 +115,7 @@ class ServiceEndpoint:
         path_params: dict[str, str] = {}
         if methods is None:
             for pattern, candidate in WITH_IDS:
-                match = pattern.match(path)
+                match = pattern.fullmatch(path)
                 if match:
                     methods, path_params = candidate, match.groupdict()
                     break
