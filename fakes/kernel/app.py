@@ -7,6 +7,7 @@ test passes here, so the common case (no faults registered, no prefix) does as l
 from __future__ import annotations
 
 import logging
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
@@ -14,6 +15,7 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
+from . import requestlog
 from .errors import ControlError, ServiceError, control_error_body
 from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
@@ -106,33 +108,34 @@ class FakeApp:
             return
         flagged: list[tuple[ClientRule, str]] = []
         scope[VERDICTS_KEY] = flagged
-        status_box = [0]
-
-        async def send_recording(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                status_box[0] = message["status"]
-            await send(message)
-
         at_ms = fake.clock.now_ms()
-        receive = limited_receive(receive, scope, fake.max_body_bytes)
+        log = requestlog.active  # --log-requests (None: off)
+        started = perf_counter() if log is not None else 0.0
+        # records the status, and the headers and bodies the journal keeps (fakes/kernel/exchange.py)
+        exchange = fake.journal.exchange(scope, limited_receive(receive, scope, fake.max_body_bytes), send)
         try:
             fault = fake.faults.pick(method, path) if fake.faults.rules else None
             if fault is not None:
-                await self._apply_fault(fault, scope, receive, send_recording)
+                await self._apply_fault(fault, scope, exchange.receive, exchange.send)
             else:
-                await self._route(scope, receive, send_recording)
+                await self._route(scope, exchange.receive, exchange.send)
         except ClientDisconnect:
             # gone before its body ended: 408 if the body timeout cut it (it got that), else 499
-            status_box[0] = scope.get(TIMED_OUT_KEY, (0,))[0] or 499
+            exchange.status = scope.get(TIMED_OUT_KEY, (0,))[0] or 499
         finally:
             method = "HEAD" if HEAD_REQUEST in scope else method
             query = scope.get("query_string", b"").decode("latin-1")
             # the client rules this request broke, as "<rule id>: <detail>" (verdicts keep the counts)
             warnings = tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged)
-            seq = fake.journal.add(method, path, query, status_box[0], at_ms, warnings)
-            for rule, detail in flagged:
-                fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": query,
-                                                       "status": status_box[0], "epoch_ms": at_ms, "seq": seq})
+            status = exchange.status
+            seq = fake.journal.add(method, path, query, status, at_ms, warnings, exchange)
+            if log is not None:
+                log(fake, method, path, query, status, started)
+            if flagged:  # verdicts show the query as the journal does (credentials redacted)
+                shown = fake.journal.redactor.query(query) if fake.journal.redactor is not None else query
+                for rule, detail in flagged:
+                    fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": shown,
+                                                           "status": status, "epoch_ms": at_ms, "seq": seq})
 
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:

@@ -1,42 +1,47 @@
 """The `fakes` command: serve, list, openapi; scenarios and bench (the package fakes.scenarios).
 
-Every `serve` flag can also come from an environment variable (the docker image uses them):
-FAKES_ONLY, FAKES_HOST, FAKES_PORT, FAKES_GATEWAY, FAKES_SEED, FAKES_CLOCK, FAKES_CONTROL_TOKEN,
-FAKES_PREFIXES (``svc=/path,svc2=/p``), FAKES_JOURNAL_SIZE, FAKES_MAX_WORLDS,
-FAKES_WORLD_IDLE_EXPIRY, FAKES_SILENCE_RULES (``svc/rule,svc/*``); service settings use
-FAKES_<SERVICE>_<KEY> (e.g. FAKES_FILINGS_SCALE=small).
+Every `serve` flag can also come from an environment variable, ``FAKES_`` and the flag's name
+(``--journal-size``: FAKES_JOURNAL_SIZE; ``--prefix``: FAKES_PREFIXES, ``svc=/path,svc2=/p``;
+``--silence-rule``: FAKES_SILENCE_RULES, ``svc/rule,svc/*``); `fakes serve --help` names each.
+The docker image uses them. Service settings use FAKES_<SERVICE>_<KEY> (FAKES_FILINGS_SCALE=small).
+Running the fakes is :mod:`fakes.kernel.serving`.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import json
 import os
-import signal
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any, NoReturn
+from collections.abc import Sequence
+from typing import NoReturn
 
 from .. import registry
-from .clock import Clock, ClockError, parse_clock_spec
-from .fake import Fake
-from .gateway import GatewayApp
+from .clock import Clock, ClockError
+from .exchange import DEFAULT_BODY_BYTES
 from .http import ascii_int
+from .journal import DEFAULT_JOURNAL_BYTES, MAX_JOURNAL_BYTES
 from .limits import MAX_CAP_BYTES
-from .protocol import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, MAX_TIMEOUT_S, ReadTimeouts
-from .server import CannotListen, bind_socket, serve_until, stack_description
-from .server import run as run_on_fast_loop
-from .settings import SettingsError, env_prefix, unknown_variables
-from .verdicts import check_owners, serve_summary
-from .worlds import DEFAULT_MAX_WORLDS
+from .protocol import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, MAX_TIMEOUT_S
+from .server import CannotListen
+from .serving import (  # re-exported: the command line's names
+    KERNEL_VARIABLES,
+    LOG_LEVELS,
+    MAX_PORT,
+    CliError,
+    check_setting_variables,
+    cmd_serve,
+    make_fakes,
+    parse_assignments,
+    parse_prefixes,
+    select_services,
+)
+from .settings import SettingsError
+from .statedir import StateFileError
 
-MAX_PORT = 65_535
-
-
-class CliError(Exception):
-    """A bad flag value: printed as one line, exit status 2."""
+__all__ = ["KERNEL_VARIABLES", "CliError", "build_parser", "check_setting_variables", "main", "make_fakes",
+           "parse_assignments", "parse_prefixes", "select_services"]
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -53,6 +58,8 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="fakes", description="Stateful fake servers for five HTTP APIs.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}",
+                        help="print the installed version of contract-fakes and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve fakes over HTTP until Ctrl-C")
@@ -73,6 +80,18 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a service setting (repeatable); see `fakes list --settings`")
     serve.add_argument("--journal-size", type=_positive_int, default=_env("FAKES_JOURNAL_SIZE", "1000"),
                        help="requests kept per fake in the journal (default 1000)")
+    serve.add_argument("--journal-body-bytes", type=_journal_bytes, metavar="N",
+                       default=_env("FAKES_JOURNAL_BODY_BYTES", str(DEFAULT_BODY_BYTES)),
+                       help=f"longest request or answer body a journal entry keeps; a longer one is cut, its length "
+                            f"kept (default {DEFAULT_BODY_BYTES}; 0: no bodies)")
+    serve.add_argument("--journal-bytes", type=_journal_bytes, metavar="N",
+                       default=_env("FAKES_JOURNAL_BYTES", str(DEFAULT_JOURNAL_BYTES)),
+                       help=f"headers and bodies one journal (of a fake, of a world) keeps at most; the oldest "
+                            f"entries' go first (default {DEFAULT_JOURNAL_BYTES}; 0: none)")
+    serve.add_argument("--journal-keep-secrets", action="store_const", const="1",
+                       default=_env("FAKES_JOURNAL_KEEP_SECRETS"),
+                       help="show credentials in the journal as sent (default: Authorization, cookies, tokens, "
+                            "keys and the services' secret fields are [redacted]; the variable takes 1 or 0)")
     serve.add_argument("--silence-rule", action="append", default=_list_env("FAKES_SILENCE_RULES"),
                        metavar="SVC/RULE", dest="silence_rules",
                        help="record no verdict for this client rule (id or glob, repeatable; docs/verdicts.md)")
@@ -96,8 +115,24 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--body-timeout", type=_timeout, metavar="SECONDS",
                        default=_env("FAKES_BODY_TIMEOUT", str(DEFAULT_BODY_TIMEOUT_S)),
                        help="longest pause within a request body (default 30); else 408 and close")
+    serve.add_argument("--state", metavar="DIR", default=_env("FAKES_STATE"),
+                       help="load the states in DIR at start: <service>.json and <service>/worlds/<id>.json, as "
+                            "GET /_fake/state exports them; a bad file stops the start (docs/docker-and-ci.md)")
+    serve.add_argument("--save-state", metavar="DIR", default=_env("FAKES_SAVE_STATE"),
+                       help="on stop (Ctrl-C, SIGTERM) write every fake's and world's state to DIR in that layout "
+                            "(may be the --state DIR: the fakes then keep their state across restarts)")
     serve.add_argument("--log-level", type=_log_level, metavar="LEVEL", default=_env("FAKES_LOG_LEVEL", "warning"),
-                       help=f"uvicorn's log level: {', '.join(LOG_LEVELS)} (default warning)")
+                       help="critical | error (also a fake's own failure behind a 500) | warning (default: also "
+                            "uvicorn's warnings, such as an invalid HTTP request) | info (as warning) | debug (also "
+                            "one line per request, as --log-requests) | trace (also each connection and every ASGI "
+                            "message)")
+    serve.add_argument("--log-requests", action="store_const", const="1", default=_env("FAKES_LOG_REQUESTS"),
+                       help="print one line per request: time, service, world, method, path, status, "
+                            "milliseconds (the variable takes 1 or 0)")
+    for action in serve._actions:
+        variable = serve_variable(action.dest)
+        if variable is not None and action.help:
+            action.help += f" [env: {variable}]"
 
     listing = sub.add_parser("list", help="list the services, their default ports and settings")
     listing.add_argument("--settings", action="store_true", help="print every setting with its default")
@@ -113,6 +148,26 @@ def build_parser() -> argparse.ArgumentParser:
         delegated = sub.add_parser(name, help=summary, add_help=False, prefix_chars="\0")
         delegated.add_argument("args", nargs=argparse.REMAINDER, help=f"see `fakes {name} --help`")
     return parser
+
+
+#: the variables of the flags whose name does not spell them (FAKES_ + the flag in capitals)
+_VARIABLE_OF = {"prefix": "FAKES_PREFIXES", "silence_rules": "FAKES_SILENCE_RULES",
+                "settings": "FAKES_<SERVICE>_<KEY>", "help": None}
+
+
+def serve_variable(dest: str) -> str | None:
+    """The environment variable of a `fakes serve` option (by its ``dest``)."""
+    return _VARIABLE_OF.get(dest, "FAKES_" + dest.upper())
+
+
+def package_version() -> str:
+    """The installed distribution's version (a bare checkout on PYTHONPATH has none)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("contract-fakes")
+    except PackageNotFoundError:
+        return "(not installed: a checkout)"
 
 
 #: subcommands handed whole to the scenarios package (docs/testing.md, docs/benchmark.md)
@@ -134,9 +189,6 @@ def _port(text: str) -> int:
     if not 1 <= value <= MAX_PORT:
         raise argparse.ArgumentTypeError(f"a port is from 1 to {MAX_PORT}, got {value}")
     return value
-
-
-LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
 
 def _log_level(text: str) -> str:
@@ -183,6 +235,13 @@ def _timeout(text: str) -> float:
     return value
 
 
+def _journal_bytes(text: str) -> int:
+    value = ascii_int(text)
+    if not 0 <= value <= MAX_JOURNAL_BYTES:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_JOURNAL_BYTES} bytes, got {value}")
+    return value
+
+
 def _list_env(name: str) -> list[str]:
     value = os.environ.get(name, "")
     return [part.strip() for part in value.split(",") if part.strip()]
@@ -205,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `fakes openapi NAME | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0
-    except (CliError, SettingsError, ClockError, registry.UnknownService) as exc:
+    except (CliError, SettingsError, ClockError, registry.UnknownService, StateFileError) as exc:
         print(f"fakes: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     except CannotListen as exc:
@@ -245,162 +304,6 @@ def cmd_list(with_settings: bool, with_rules: bool = False) -> int:
             for rule in cls.client_rules:
                 print(f"    {rule.id} [{rule.severity}] {rule.explanation}")
     return 0
-
-
-def parse_assignments(items: Sequence[str]) -> dict[str, dict[str, str]]:
-    """``["filings.scale=small"]`` -> ``{"filings": {"scale": "small"}}``."""
-    found: dict[str, dict[str, str]] = {}
-    for item in items:
-        target, sep, value = item.partition("=")
-        service, dot, key = target.partition(".")
-        if not sep or not dot or not key:
-            raise CliError(f"--set takes SERVICE.KEY=VALUE, got {item!r}")
-        found.setdefault(service, {})[key] = value
-    return found
-
-
-def parse_prefixes(items: Sequence[str]) -> dict[str, str]:
-    found = {}
-    for item in items:
-        service, sep, path = item.partition("=")
-        if not sep or not path.startswith("/"):
-            raise CliError(f"--prefix takes SERVICE=/path, got {item!r}")
-        found[service.strip()] = path
-    return found
-
-
-def select_services(only: str | None) -> list[str]:
-    names = registry.service_names()
-    if not only:
-        return names
-    chosen = [n.strip() for n in only.split(",") if n.strip()]
-    for name in chosen:
-        if name not in names:
-            raise CliError(f"unknown service {name!r}; known: {', '.join(names)}")
-    return [n for n in names if n in chosen]
-
-
-def make_fakes(
-    names: Sequence[str], *, seed: int, clock: Clock | str, settings: dict[str, dict[str, str]] | None = None,
-    prefixes: dict[str, str] | None = None, control_token: str | None = None, journal_size: int = 1000,
-    silence_rules: Sequence[str] = (), max_worlds: int | None = DEFAULT_MAX_WORLDS,
-    world_idle_expiry: float | None = None, body_caps: dict[str, int | None] | None = None,
-) -> dict[str, Fake]:
-    settings = settings or {}
-    prefixes = prefixes or {}
-    for service in list(settings) + list(prefixes):
-        if service not in registry.SERVICES:
-            raise CliError(f"unknown service {service!r} in --set/--prefix; known: {', '.join(registry.SERVICES)}")
-    fakes = {}
-    for name in names:
-        try:
-            fakes[name] = registry.fake_class(name)(
-                seed=seed, clock=clock, prefix=prefixes.get(name, ""), control_token=control_token,
-                journal_size=journal_size, overrides=settings.get(name, {}), silence_rules=list(silence_rules),
-                max_worlds=max_worlds, world_idle_expiry=world_idle_expiry, **(body_caps or {}),
-            )
-        except SettingsError:
-            raise
-        except ValueError as exc:
-            # a service that checks a setting's value only when it builds its model (e.g. a
-            # catalogue scale): still a bad setting, told in one line
-            raise SettingsError(f"{name}: bad setting: {exc}") from None
-    return fakes
-
-
-#: environment variables of the kernel (flags, limits, test knobs): never a service's setting
-KERNEL_VARIABLES = frozenset({
-    "FAKES_ONLY", "FAKES_HOST", "FAKES_PORT", "FAKES_GATEWAY", "FAKES_SEED", "FAKES_CLOCK", "FAKES_CONTROL_TOKEN",
-    "FAKES_PREFIXES", "FAKES_JOURNAL_SIZE", "FAKES_MAX_WORLDS", "FAKES_WORLD_IDLE_EXPIRY", "FAKES_SILENCE_RULES",
-    "FAKES_LOG_LEVEL", "FAKES_MAX_FAULT_LATENCY_MS", "FAKES_MAX_BODY_BYTES", "FAKES_MAX_CONTROL_BODY_BYTES",
-    "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT"})
-
-
-def check_setting_variables(environ: Mapping[str, str]) -> None:
-    """Refuse a ``FAKES_<SERVICE>_<KEY>`` variable naming no setting, as ``--set`` refuses it."""
-    candidates = [name for name in registry.service_names()
-                  if any(variable.startswith(env_prefix(name)) for variable in environ)]
-    services = {name: registry.fake_class(name).settings_class for name in candidates}
-    unknown = unknown_variables(environ, services, KERNEL_VARIABLES)
-    if unknown:
-        variable = unknown[0]
-        service = next(name for name in sorted(services, key=len, reverse=True)
-                       if variable.startswith(env_prefix(name)))
-        known = ", ".join(env_prefix(service) + f.name.upper() for f in services[service].fields())
-        raise SettingsError(f"{service} has no setting {variable[len(env_prefix(service)):].lower()!r} "
-                            f"(environment variable {variable}); known: {known}")
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    # Until the event loop installs its handlers, SIGTERM (docker stop, PID 1) must still stop us.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    names = select_services(args.only)
-    try:
-        parse_clock_spec(args.clock)
-    except ClockError as exc:
-        raise CliError(str(exc)) from None
-    settings = parse_assignments(args.settings)
-    check_setting_variables(os.environ)
-    check_owners(args.silence_rules, registry.service_names())
-    if args.gateway is None and args.port is not None and args.port + len(names) - 1 > MAX_PORT:
-        last = args.port + len(names) - 1
-        raise CliError(f"--port {args.port} puts {len(names)} services on ports {args.port}-{last}, past {MAX_PORT}: "
-                       f"use --port {MAX_PORT - len(names) + 1} or lower, --only fewer services, or --gateway PORT")
-    prefixes = parse_prefixes(args.prefix)
-    if args.gateway is not None:
-        for name in names:
-            prefixes.setdefault(name, registry.GATEWAY_PREFIXES[name])
-    # Each fake gets its own clock, so that resetting one fake never rewinds another's time.
-    fakes = make_fakes(names, seed=args.seed, clock=args.clock, settings=settings, prefixes=prefixes,
-                       control_token=args.control_token, journal_size=args.journal_size,
-                       silence_rules=args.silence_rules, max_worlds=args.max_worlds,
-                       world_idle_expiry=args.world_idle_expiry,
-                       body_caps={"max_body_bytes": args.max_body_bytes,
-                                  "max_control_body_bytes": args.max_control_body_bytes,
-                                  "max_state_bytes": args.max_state_bytes})
-    registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
-
-    bindings: list[tuple[Any, Any]] = []
-    lines = []
-    if args.gateway is not None:
-        sock = bind_socket(args.host, args.gateway)
-        bindings.append((GatewayApp(fakes), sock))
-        for name, fake in fakes.items():
-            lines.append(_banner(name, fake, f"http://{_shown_host(args.host)}:{args.gateway}{fake.prefix}"))
-    else:
-        for offset, (name, fake) in enumerate(fakes.items()):
-            port = args.port + offset if args.port is not None else fake.default_port
-            sock = bind_socket(args.host, port)
-            bindings.append((fake.app, sock))
-            lines.append(_banner(name, fake, f"http://{_shown_host(args.host)}:{port}{fake.prefix}"))
-    print(f"contract-fakes: seed {args.seed}, clock {args.clock}"
-          + (", control token required" if args.control_token else ""))
-    for line in lines:
-        print(line)
-    print(f"serving on: {stack_description()}")
-    print("Ctrl-C to stop.", flush=True)
-    timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout)
-    run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts))
-    print(serve_summary(fakes), flush=True)  # what the clients broke, once the servers stopped
-    return 0
-
-
-def _banner(name: str, fake: Fake, url: str) -> str:
-    credentials = fake.demo_credentials()
-    creds = "".join(f"\n    {key}: {value}" for key, value in credentials.items())
-    return f"  {name:<14} {url}   (control: {url}/_fake/health){creds}"
-
-
-def _shown_host(host: str) -> str:
-    return "127.0.0.1" if host in ("0.0.0.0", "") else host
-
-
-async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str, timeouts: ReadTimeouts) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    await serve_until(bindings, stop, log_level, timeouts=timeouts)
 
 
 if __name__ == "__main__":  # pragma: no cover

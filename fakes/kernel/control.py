@@ -6,6 +6,7 @@ parse JSON and call those methods, so the two faces cannot drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -17,6 +18,7 @@ from .errors import ControlError
 from .http import finite_number, json_response, query_int, read_json, read_json_object
 from .limits import limit_body
 from .verdicts import SEVERITIES
+from .verify import PatternError, RequestPattern, near_miss_dicts, search
 
 if TYPE_CHECKING:
     from .fake import Fake
@@ -53,11 +55,15 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
             return json_response({"cleared": True})
         params = request.query_params
         limit = query_int(params, "limit", minimum=0, maximum=JOURNAL_LIMIT_MAX, error=ControlError)
-        entries = fake.journal_entries(
-            method=params.get("method"), path=params.get("path"),
-            warnings_only=params.get("warnings") in ("1", "true"),
-            limit=limit or None,
-        )
+        details = params.get("details") not in ("0", "false")
+        if any(name in params for name in ("status", "header", "body_contains")):
+            entries = journal_search(fake, params, limit, details)
+        else:
+            entries = fake.journal_entries(
+                method=params.get("method"), path=params.get("path"),
+                warnings_only=params.get("warnings") in ("1", "true"),
+                limit=limit or None, details=details,
+            )
         return json_response({"entries": entries, "size": fake.journal.size, "total": fake.journal.total})
 
     async def faults(request: Request) -> Response:
@@ -102,6 +108,7 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
         Route("/_fake/reset", reset, methods=["POST"]),
         Route("/_fake/clock", clock, methods=["GET", "POST"]),
         Route("/_fake/journal", journal, methods=["GET", "DELETE"]),
+        Route("/_fake/journal/find", journal_find, methods=["POST"]),
         Route("/_fake/faults", faults, methods=["GET", "POST", "DELETE"]),
         Route("/_fake/faults/{fault_id}", fault, methods=["DELETE"]),
         limit_body(Route("/_fake/state", state, methods=["GET", "PUT"]), fake.max_state_bytes),
@@ -110,6 +117,53 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
 
 
 JOURNAL_LIMIT_MAX = 2**31 - 1
+
+
+async def journal_find(request: Request) -> Response:
+    """``POST /_fake/journal/find``: the entries matching a request pattern (fakes/kernel/verify.py),
+    their count, and the closest entries with the criteria they failed when none matched."""
+    fake: Fake = request.scope["app"]
+    body = await read_json_object(request, error=ControlError)
+    limit = body.pop("limit", 0)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= JOURNAL_LIMIT_MAX:
+        raise ControlError(400, f"limit must be a whole number from 0 (all) to {JOURNAL_LIMIT_MAX}",
+                           code="invalid_pattern", field="limit")
+    details = body.pop("details", True)
+    if not isinstance(details, bool):
+        raise ControlError(400, "details must be true or false", code="invalid_pattern", field="details")
+    found = search(fake.journal, _pattern(lambda: RequestPattern.from_json(body)))
+    matches = found.matches[-limit:] if limit else found.matches
+    return json_response({"count": found.count, "entries": [fake.journal.entry(r, details=details) for r in matches],
+                          "near_misses": near_miss_dicts(fake.journal, found), "kept": found.kept,
+                          "total": fake.journal.total})
+
+
+def journal_search(fake: Fake, params: Any, limit: int | None, details: bool) -> list[dict[str, Any]]:
+    """``GET /_fake/journal`` with ``status``, ``header`` (``Name: value``, or ``Name``: present) or
+    ``body_contains``: the pattern search of ``POST /_fake/journal/find`` from query parameters."""
+    headers: dict[str, Any] = {}
+    for item in params.getlist("header"):
+        name, colon, value = item.partition(":")
+        if not name.strip():
+            raise ControlError(400, "header takes Name: value (or Name: present)", code="invalid_pattern",
+                               field="header")
+        headers[name.strip()] = value.strip() if colon else {"present": True}
+    status = params.get("status")
+    pattern = _pattern(lambda: RequestPattern.build(
+        params.get("method"), params.get("path"), headers=headers, body_contains=params.get("body_contains"),
+        status=int(status) if status is not None and status.isdigit() and status.isascii() else status))
+    records = [r for r in search(fake.journal, pattern, near_misses=0).matches
+               if params.get("warnings") not in ("1", "true") or r.warnings]
+    if limit:
+        records = records[-limit:]
+    return [fake.journal.entry(r, details=details) for r in records]
+
+
+def _pattern(build: Callable[[], RequestPattern]) -> RequestPattern:
+    try:
+        return build()
+    except PatternError as exc:
+        raise ControlError(400, str(exc), code="invalid_pattern", field=exc.field) from None
 
 
 def _number(value: Any, name: str) -> float:

@@ -19,9 +19,10 @@ from .clock import Clock, ClockError
 from .control import control_routes
 from .dashboard import DASHBOARD_ROUTES, dashboard_paths
 from .errors import ControlError, ServiceError
+from .exchange import redactor
 from .faults import FaultSet
 from .http import check_json_value, dumps, json_response
-from .journal import DEFAULT_JOURNAL_SIZE, Journal
+from .journal import DEFAULT_JOURNAL_SIZE, Journal, journal_settings
 from .limits import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_CONTROL_BODY_BYTES,
@@ -83,6 +84,14 @@ class Fake:
     #: the body cap of this service's routes unless ``max_body_bytes`` (or FAKES_MAX_BODY_BYTES) says
     #: otherwise; a route with a documented limit of its own declares it with ``limits.limit_body``
     default_max_body_bytes: ClassVar[int] = DEFAULT_MAX_BODY_BYTES
+    #: request and answer headers the journal shows redacted, beyond the kernel's (Authorization,
+    #: cookies, any name with token, secret, password, api-key or credential in it)
+    secret_headers: ClassVar[tuple[str, ...]] = ()
+    #: JSON keys, form fields and query parameters the journal shows redacted, beyond the kernel's
+    #: (password, client_secret, access_token, refresh_token, id_token, api_key, apiKey, secret)
+    secret_fields: ClassVar[tuple[str, ...]] = ()
+    #: form fields and query parameters only (a name harmless as a JSON key, e.g. OAuth's ``code``)
+    secret_form_fields: ClassVar[tuple[str, ...]] = ()
     init_args: tuple[Any, ...]
     init_kwargs: dict[str, Any]
 
@@ -109,6 +118,9 @@ class Fake:
         max_body_bytes: int | None = None,
         max_control_body_bytes: int | None = None,
         max_state_bytes: int | None = None,
+        journal_body_bytes: int | None = None,
+        journal_bytes: int | None = None,
+        journal_keep_secrets: bool | None = None,
         **settings: Any,
     ) -> None:
         self.seed = int(seed)
@@ -118,7 +130,12 @@ class Fake:
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.control_token = control_token or None
         self.settings: Any = self.settings_class.resolve(self.name, kwargs=settings, cli=overrides)
-        self.journal = Journal(journal_size)
+        # headers and bodies kept per entry and per journal, credentials shown or not (docs/testing.md)
+        body_bytes, total_bytes, keep_secrets = journal_settings(journal_body_bytes, journal_bytes,
+                                                                 journal_keep_secrets)
+        self.journal = Journal(journal_size, body_bytes=body_bytes, total_bytes=total_bytes,
+                               redactor=None if keep_secrets else redactor(self.secret_headers, self.secret_fields,
+                                                                            self.secret_form_fields))
         # longest latency a fault may add (None: FAKES_MAX_FAULT_LATENCY_MS or 60 s)
         self.max_fault_latency_ms = max_fault_latency_ms
         # body caps (fakes/kernel/limits.py): service routes, control-plane bodies, state imports
@@ -254,6 +271,31 @@ class Fake:
 
     def clear_journal(self) -> None:
         self.journal.clear()
+
+    def find_requests(self, method: str | None = None, path: str | None = None,
+                      **criteria: Any) -> list[dict[str, Any]]:
+        """The journal entries matching every criterion given, oldest first: ``method``, ``path``
+        (exact or glob), ``headers``, ``query``, ``form`` (name -> string or matcher), ``json`` (a
+        fragment the body contains), ``body_contains``, ``status`` (see :mod:`fakes.kernel.verify`)."""
+        from .verify import RequestPattern, find
+
+        return find(self.journal, RequestPattern.build(method, path, **criteria))
+
+    def count_requests(self, method: str | None = None, path: str | None = None, **criteria: Any) -> int:
+        """How many kept journal entries match (the criteria of :meth:`find_requests`)."""
+        from .verify import RequestPattern, search
+
+        return search(self.journal, RequestPattern.build(method, path, **criteria), near_misses=0).count
+
+    def assert_requested(self, method: str | None = None, path: str | None = None, *, times: int | None = None,
+                         **criteria: Any) -> list[dict[str, Any]]:
+        """Assert that ``times`` kept requests (None: at least one) match the criteria of
+        :meth:`find_requests`; returns them. Else an AssertionError that names the closest entries
+        and the criterion each one failed (``times=0``: assert that none was sent)."""
+        __tracebackhide__ = True  # pytest shows the caller's line
+        from .verify import RequestPattern, assert_requested, check_times
+
+        return assert_requested(self.journal, RequestPattern.build(method, path, **criteria), check_times(times))
 
     def verdicts(self, severity: str | None = None) -> list[dict[str, Any]]:
         """Every client rule broken so far (of one ``severity`` if given): rule, severity,

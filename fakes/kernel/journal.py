@@ -1,63 +1,155 @@
-"""The request journal: a bounded ring of what clients sent, with client-contract warnings.
+"""The request journal: a bounded ring of what clients sent and were answered, with client-contract
+warnings.
 
 Kept compact because every request of every fake writes to it: numbers in flat arrays, the
 (method, path, query) of a request shared with earlier identical requests, no dict per request.
 Entries become dicts when read. (A served fake that kept a dict, its strings and its numbers per
 request paid for it in every later request: see docs/benchmark.md, "Objects kept per request".)
+
+Each entry also keeps the request's headers and body and the answer's headers and body
+(:class:`~fakes.kernel.exchange.Exchange`: raw, by reference, each body cut to ``body_bytes``),
+within a byte budget per journal (``total_bytes``): past it the oldest entries lose their headers
+and bodies (they keep method, path, query, status and time). Credentials are redacted when read
+(``redactor``; None shows them as sent). Slots grow with use, up to ``size``, then are reused as a
+ring: a fake (or a world) that received few requests holds a journal of that few (an empty world,
+none at all).
 """
 
 from __future__ import annotations
 
+import fnmatch
+import os
 from array import array
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
+
+from starlette.types import Receive, Scope, Send
 
 from .clock import iso_ms
+from .exchange import COST, DEFAULT_BODY_BYTES, Exchange, Kept, Redactor, StatusOnly, describe
 
 DEFAULT_JOURNAL_SIZE = 1000
+#: the headers and bodies one journal keeps at most (its oldest entries' go first)
+DEFAULT_JOURNAL_BYTES = 2 * 1024 * 1024
 #: distinct (method, path, query) kept shared; past that the table starts over
 MAX_SHARED_REQUESTS = 4096
 #: longer paths and queries are kept by their entry alone: the shared table stays small whatever
 #: clients send (at most MAX_SHARED_REQUESTS of these)
 MAX_SHARED_TEXT = 1024
+#: the largest byte setting (per body, per journal)
+MAX_JOURNAL_BYTES = 2**40
 _NO_WARNINGS: tuple[str, ...] = ()
+#: the headers and bodies of an entry that the byte budget dropped
+DROPPED = "dropped"
+GLOB_CHARACTERS = "*?["
+ENV_BODY_BYTES = "FAKES_JOURNAL_BODY_BYTES"
+ENV_JOURNAL_BYTES = "FAKES_JOURNAL_BYTES"
+ENV_KEEP_SECRETS = "FAKES_JOURNAL_KEEP_SECRETS"
+
+
+class Record(NamedTuple):
+    """One kept entry as stored (read by :mod:`fakes.kernel.verify` without building dicts)."""
+
+    seq: int
+    method: str
+    path: str
+    query: str
+    status: int
+    epoch_ms: int
+    warnings: tuple[str, ...]
+    exchange: Kept | str | None  # None: none kept; DROPPED: dropped by the byte budget
 
 
 class Journal:
     """Oldest-first record of requests; the oldest entries fall off past ``size``."""
 
-    def __init__(self, size: int = DEFAULT_JOURNAL_SIZE) -> None:
+    def __init__(self, size: int = DEFAULT_JOURNAL_SIZE, *, body_bytes: int = DEFAULT_BODY_BYTES,
+                 total_bytes: int = DEFAULT_JOURNAL_BYTES, redactor: Redactor | None = None) -> None:
         if size < 1:
             raise ValueError("journal size must be >= 1")
         self.size = size
+        self.body_bytes = check_bytes(body_bytes, "journal body bytes")
+        self.total_bytes = check_bytes(total_bytes, "journal bytes")
+        #: shows credentials redacted when entries are read; None: as sent
+        self.redactor = redactor
         self.total = 0  # every request ever recorded, including those that fell off; the last seq
         self._cleared = 0  # entries up to this seq were cleared
-        self._seq = array("q", bytes(8 * size))  # per slot: the seq it holds (0: none)
-        self._at = array("q", bytes(8 * size))
-        self._status = array("q", bytes(8 * size))
-        self._request: list[tuple[str, str, str]] = [("", "", "")] * size
-        self._warnings: list[tuple[str, ...]] = [_NO_WARNINGS] * size
-        self._shared: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+        # per slot, slot = (seq - 1) % size; the slots exist once a request used them
+        self._seq = array("q")  # the seq a slot holds
+        self._at = array("q")
+        self._status = array("q")
+        self._request: list[tuple[str, str, str]] = []
+        self._warnings: list[tuple[str, ...]] = []
+        self._exchange: list[Kept | str | None] = []
+        self._shared: dict[tuple[str, str, str], tuple[str, str, str]] | None = None
+        self.kept_bytes = 0  # what the kept headers and bodies cost (at most total_bytes)
+        self._shed_from = 1  # no entry before this seq holds headers and bodies
+
+    @property
+    def keeps_details(self) -> bool:
+        return self.total_bytes > 0
+
+    def exchange(self, scope: Scope, receive: Receive, send: Send) -> Exchange | StatusOnly:
+        """The recorder of one request: wraps its ``receive`` and ``send``; hand it to :meth:`add`."""
+        if self.total_bytes:
+            return Exchange(scope["headers"], self.body_bytes, receive, send)
+        return StatusOnly(receive, send)
 
     def add(self, method: str, path: str, query: str, status: int, epoch_ms: int,
-            warnings: tuple[str, ...] = _NO_WARNINGS) -> int:
-        """Record one request; its seq (1, 2, ...)."""
+            warnings: tuple[str, ...] = _NO_WARNINGS, exchange: Exchange | StatusOnly | None = None) -> int:
+        """Record one request (with what :meth:`exchange` kept of it); its seq (1, 2, ...)."""
         self.total = seq = self.total + 1
-        slot = seq % self.size
         request = (method, path, query)
-        shared = self._shared.get(request)
+        table = self._shared
+        if table is None:
+            table = self._shared = {}
+        shared = table.get(request)
         if shared is None:
             shared = request
             if len(path) + len(query) <= MAX_SHARED_TEXT:
-                if len(self._shared) >= MAX_SHARED_REQUESTS:
-                    self._shared.clear()
-                self._shared[request] = request
-        self._request[slot] = shared
-        self._seq[slot] = seq
-        self._at[slot] = epoch_ms
-        self._status[slot] = status
-        self._warnings[slot] = warnings
+                if len(table) >= MAX_SHARED_REQUESTS:
+                    table.clear()
+                table[request] = request
+        kept = exchange.settle(method == "HEAD") if isinstance(exchange, Exchange) else None
+        if seq <= self.size:  # a new slot
+            self._request.append(shared)
+            self._seq.append(seq)
+            self._at.append(epoch_ms)
+            self._status.append(status)
+            self._warnings.append(warnings)
+            self._exchange.append(kept)
+        else:
+            slot = (seq - 1) % self.size
+            old = self._exchange[slot]
+            if old.__class__ is tuple:
+                self.kept_bytes -= old[COST]
+            self._request[slot] = shared
+            self._seq[slot] = seq
+            self._at[slot] = epoch_ms
+            self._status[slot] = status
+            self._warnings[slot] = warnings
+            self._exchange[slot] = kept
+        if kept is not None:
+            self.kept_bytes += kept[COST]
+            if self.kept_bytes > self.total_bytes:
+                self._shed()
         return seq
+
+    def _shed(self) -> None:
+        """Drop the oldest entries' headers and bodies until the kept ones fit in 7/8 of
+        ``total_bytes`` (not just under it: a full journal then sheds every few requests, not on
+        every one)."""
+        seq = max(self._shed_from, self.total - len(self._seq) + 1)
+        target = self.total_bytes - (self.total_bytes >> 3)
+        exchanges, seqs, size = self._exchange, self._seq, self.size
+        while self.kept_bytes > target and seq <= self.total:
+            slot = (seq - 1) % size
+            held = exchanges[slot]
+            if held.__class__ is tuple and seqs[slot] == seq:
+                self.kept_bytes -= held[COST]
+                exchanges[slot] = DROPPED
+            seq += 1
+        self._shed_from = seq
 
     def record(self, entry: dict[str, Any]) -> None:
         """Record an entry given as a dict (``method``, ``path``, ``query``, ``status``, ``epoch_ms``,
@@ -67,6 +159,8 @@ class Journal:
 
     def clear(self) -> None:
         self._cleared = self.total
+        self._exchange = [None] * len(self._exchange)  # their memory goes now
+        self.kept_bytes = 0
 
     def __len__(self) -> int:
         return min(self.total - self._cleared, self.size)
@@ -77,30 +171,97 @@ class Journal:
     def _kept(self) -> Iterator[int]:
         """Slots of the kept entries, oldest first."""
         for seq in range(max(self._cleared, self.total - self.size) + 1, self.total + 1):
-            slot = seq % self.size
+            slot = (seq - 1) % self.size
             if self._seq[slot] == seq:
                 yield slot
 
-    def _entry(self, slot: int) -> dict[str, Any]:
-        method, path, query = self._request[slot]
-        at = self._at[slot]
-        return {"method": method, "path": path, "query": query, "status": self._status[slot], "epoch_ms": at,
-                "warnings": list(self._warnings[slot]), "seq": self._seq[slot], "time": iso_ms(at)}
+    def records(self) -> Iterator[Record]:
+        """The kept entries as stored, oldest first."""
+        for slot in self._kept():
+            method, path, query = self._request[slot]
+            yield Record(self._seq[slot], method, path, query, self._status[slot], self._at[slot],
+                         self._warnings[slot], self._exchange[slot])
+
+    def entry(self, record: Record, *, details: bool = True) -> dict[str, Any]:
+        """A record as the journal shows it (a new dict): the time as ISO-8601 ``time`` beside its
+        ``epoch_ms``; with ``details`` the ``request`` and ``response`` headers and bodies kept
+        (credentials redacted unless the journal keeps them), or ``details_dropped``."""
+        redactor = self.redactor
+        query = redactor.query(record.query) if redactor is not None and record.query else record.query
+        entry: dict[str, Any] = {
+            "method": record.method, "path": record.path, "query": query, "status": record.status,
+            "epoch_ms": record.epoch_ms, "warnings": list(record.warnings), "seq": record.seq,
+            "time": iso_ms(record.epoch_ms)}
+        if details and record.exchange is not None:
+            if isinstance(record.exchange, tuple):
+                entry.update(describe(record.exchange, redactor))
+            else:
+                entry["details_dropped"] = True  # the byte budget (--journal-bytes) needed the room
+        return entry
 
     def entries(
         self, *, method: str | None = None, path: str | None = None, warnings_only: bool = False,
-        limit: int | None = None,
+        limit: int | None = None, details: bool = True,
     ) -> list[dict[str, Any]]:
-        """Entries (new dicts, oldest first) filtered by method, exact path and whether they carry
-        warnings; the time of each as ISO-8601 ``time`` beside its ``epoch_ms``."""
+        """Entries (new dicts, oldest first) filtered by method, path (exact, or a glob such as
+        ``/rest/*``) and whether they carry warnings; ``limit``: the last N of them."""
         wanted_method = method.upper() if method is not None else None
+        glob = path is not None and any(ch in path for ch in GLOB_CHARACTERS)
         found = [
-            self._entry(slot) for slot in self._kept()
-            if (wanted_method is None or self._request[slot][0] == wanted_method)
-            and (path is None or self._request[slot][1] == path)
-            and (not warnings_only or self._warnings[slot])
+            record for record in self.records()
+            if (wanted_method is None or record.method == wanted_method)
+            and (path is None or record.path == path or (glob and fnmatch.fnmatchcase(record.path, path)))
+            and (not warnings_only or record.warnings)
         ]
-        return found[-limit:] if limit else found
+        if limit:
+            found = found[-limit:]
+        return [self.entry(record, details=details) for record in found]
 
     def warnings(self) -> list[str]:
         return [w for slot in self._kept() for w in self._warnings[slot]]
+
+
+def check_bytes(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_JOURNAL_BYTES:
+        raise ValueError(f"{name} must be a whole number of bytes from 0 to {MAX_JOURNAL_BYTES}, got {value!r}")
+    return value
+
+
+def journal_settings(body_bytes: int | None, total_bytes: int | None,
+                     keep_secrets: bool | None) -> tuple[int, int, bool]:
+    """A fake's journal settings: each keyword argument, else its environment variable
+    (``FAKES_JOURNAL_BODY_BYTES``, ``FAKES_JOURNAL_BYTES``, ``FAKES_JOURNAL_KEEP_SECRETS``), else
+    the default. A bad variable is a ValueError naming it."""
+    return (_bytes_setting(body_bytes, ENV_BODY_BYTES, DEFAULT_BODY_BYTES, "journal_body_bytes"),
+            _bytes_setting(total_bytes, ENV_JOURNAL_BYTES, DEFAULT_JOURNAL_BYTES, "journal_bytes"),
+            keep_secrets if keep_secrets is not None else parse_switch(os.environ.get(ENV_KEEP_SECRETS, ""),
+                                                                       ENV_KEEP_SECRETS))
+
+
+def _bytes_setting(value: int | None, env: str, default: int, name: str) -> int:
+    if value is not None:
+        return check_bytes(value, name)
+    raw = os.environ.get(env)
+    if not raw:
+        return default
+    from .http import InvalidInteger, ascii_int
+
+    try:
+        return check_bytes(ascii_int(raw), env)
+    except InvalidInteger:
+        raise ValueError(f"{env} must be a whole number of bytes, got {raw!r}") from None
+
+
+SWITCH_ON = ("1", "true", "yes", "on")
+SWITCH_OFF = ("", "0", "false", "no", "off")
+
+
+def parse_switch(raw: str, name: str) -> bool:
+    """An on/off environment variable: 1/true/yes/on or 0/false/no/off (empty: off)."""
+    text = raw.strip().lower()
+    if text in SWITCH_ON:
+        return True
+    if text in SWITCH_OFF:
+        return False
+    raise ValueError(f"{name} must be one of {', '.join(SWITCH_ON)} or {', '.join(v for v in SWITCH_OFF if v)}, "
+                     f"got {raw!r}")

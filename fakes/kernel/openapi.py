@@ -146,14 +146,7 @@ def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS) -> di
                                                    "409": _json(_ERROR, "would move backwards or past year 9999")},
                         _CLOCK_MOVE),
         },
-        "/_fake/journal": {
-            "get": {**_op("Requests received, oldest first (bounded ring)", {"400": _json(_ERROR), "200": _json({
-                "type": "object", "properties": {"entries": {"type": "array", "items": obj},
-                                                 "size": {"type": "integer"}, "total": {"type": "integer"}}})}),
-                "parameters": [{"name": "limit", "in": "query", "required": False, "description": "the last N (0: all)",
-                                "schema": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}}]},
-            "delete": _op("Clear the journal", {"200": _json(obj)}),
-        },
+        **journal_paths(),
         "/_fake/faults": {
             "get": _op("Active fault rules", {"200": _json({"type": "object", "properties": {
                 "faults": {"type": "array", "items": _FAULT}}})}),
@@ -180,6 +173,103 @@ def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS) -> di
                                 "schema": {"type": "string", "enum": ["error", "warning"]}}]},
             "delete": _op("Forget every verdict", {"200": _json(obj)}),
         },
+    }
+
+
+_MATCHER = {
+    "description": "a string (equal to it) or one matcher object",
+    "oneOf": [
+        {"type": "string"},
+        {"type": "object", "additionalProperties": False, "minProperties": 1, "maxProperties": 1, "properties": {
+            "equals": {"type": "string"}, "contains": {"type": "string"},
+            "matches": {"type": "string", "description": "a regular expression the whole value matches"},
+            "present": {"type": "boolean", "enum": [True]}, "absent": {"type": "boolean", "enum": [True]}}},
+    ],
+}
+_MATCHERS = {"type": "object", "additionalProperties": _MATCHER}
+_STATUS_PATTERN = {"oneOf": [{"type": "integer", "minimum": 100, "maximum": 599},
+                             {"type": "string", "pattern": "^[1-5][xX][xX]$"}],
+                   "description": "the answer's status, or a class such as 4xx"}
+_MESSAGE = {"type": "object", "description": "headers (lower-case names; credentials redacted) and body as kept",
+            "properties": {"headers": {"type": "object", "additionalProperties": {"type": "string"}},
+                           "body": {"type": "string", "nullable": True,
+                                    "description": "text (null when not UTF-8: see body_base64)"},
+                           "body_base64": {"type": "string"},
+                           "body_length": {"type": "integer", "description": "every byte read or sent"},
+                           "body_truncated": {"type": "boolean",
+                                              "description": "only the first --journal-body-bytes were kept"},
+                           "body_unread": {"type": "boolean",
+                                           "description": "answered before the fake read the declared body"}},
+            "required": ["headers", "body", "body_length", "body_truncated"]}
+_ENTRY = {"type": "object", "required": ["seq", "method", "path", "query", "status", "epoch_ms", "time", "warnings"],
+          "properties": {
+              "seq": {"type": "integer"}, "method": {"type": "string"}, "path": {"type": "string"},
+              "query": {"type": "string"}, "status": {"type": "integer"}, "epoch_ms": {"type": "integer"},
+              "time": {"type": "string"}, "warnings": {"type": "array", "items": {"type": "string"}},
+              "request": _MESSAGE, "response": _MESSAGE,
+              "details_dropped": {"type": "boolean",
+                                  "description": "headers and bodies dropped to keep the journal in --journal-bytes"}}}
+_FIND = {"type": "object", "additionalProperties": False, "properties": {
+    "method": {"type": "string", "description": "GET, POST ... (any case); * or absent: any"},
+    "path": {"type": "string", "description": "exact, or a glob such as /rest/* (below the fake's base)"},
+    "headers": {**_MATCHERS, "description": "header name (any case) -> matcher"},
+    "query": {**_MATCHERS, "description": "query parameter -> matcher (any of its values)"},
+    "form": {**_MATCHERS, "description": "form field of a url-encoded body -> matcher"},
+    "json": {"description": "a JSON fragment the body contains (objects: these keys among others; arrays: "
+                            "each item matches some item)"},
+    "body_contains": {"type": "string"},
+    "status": _STATUS_PATTERN,
+    "limit": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1, "description": "the last N matches (0: all)"},
+    "details": {"type": "boolean", "description": "entries with request and response (default true)"},
+}}
+_HEADER_ITEM = "^[^:]*[^:\\s][^:]*(:.*)?$"
+_NEAR_MISS = {"type": "object", "required": ["entry", "failed"], "properties": {
+    "entry": _ENTRY,
+    "failed": {"type": "array", "items": {"type": "object", "required": ["criterion", "why"], "properties": {
+        "criterion": {"type": "string"}, "why": {"type": "string"}}}}}}
+
+
+def journal_paths() -> dict[str, Any]:
+    """The journal's operations: read (filtered), find and count by a request pattern, clear."""
+    def query(name: str, schema: dict[str, Any], description: str, **extra: Any) -> dict[str, Any]:
+        return {"name": name, "in": "query", "required": False, "description": description, "schema": schema,
+                **extra}
+
+    listing = {"type": "object", "required": ["entries", "size", "total"], "properties": {
+        "entries": {"type": "array", "items": _ENTRY}, "size": {"type": "integer"}, "total": {"type": "integer"}}}
+    return {
+        "/_fake/journal": {
+            "get": {**_op("Requests received, oldest first (bounded ring), with their headers and bodies",
+                          {"400": _json(_ERROR), "200": _json(listing)}),
+                    "parameters": [
+                        query("limit", {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}, "the last N (0: all)"),
+                        query("method", {"type": "string"}, "only this method"),
+                        query("path", {"type": "string"}, "exact, or a glob such as /rest/*"),
+                        query("warnings", {"type": "string", "enum": ["1", "true", "0", "false"]},
+                              "only requests that broke a client rule"),
+                        query("status", {"type": "string", "pattern": "^([1-5][0-9][0-9]|[1-5][xX][xX])$"},
+                              "the answer's status or class (404, 4xx)"),
+                        query("header", {"type": "array", "items": {"type": "string", "pattern": _HEADER_ITEM}},
+                              "Name: value (equal) or Name (present); repeatable", style="form", explode=True),
+                        query("body_contains", {"type": "string"}, "text the request body contains"),
+                        query("details", {"type": "string", "enum": ["1", "true", "0", "false"]},
+                              "0: leave out request and response (default 1)"),
+                    ]},
+            "delete": _op("Clear the journal", {"200": _json({"type": "object"})}),
+        },
+        "/_fake/journal/find": {"post": {
+            **_op("Find and count the requests matching a pattern; the closest ones when none does "
+                  "(docs/testing.md, Verifying requests)",
+                  {"200": _json({"type": "object", "required": ["count", "entries", "near_misses", "kept", "total"],
+                                 "properties": {
+                                     "count": {"type": "integer", "description": "matching entries the journal keeps"},
+                                     "entries": {"type": "array", "items": _ENTRY},
+                                     "near_misses": {"type": "array", "items": _NEAR_MISS,
+                                                     "description": "when none matched: the closest entries"},
+                                     "kept": {"type": "integer"}, "total": {"type": "integer"}}}),
+                   "400": _json(_ERROR, "a criterion that cannot be used (it is named in field)")},
+                  _FIND),
+            ACCEPTANCE_BEYOND_SCHEMA: "a matches criterion must be a regular expression that compiles"}},
     }
 
 

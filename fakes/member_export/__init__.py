@@ -31,6 +31,9 @@ class MemberExportFake(Fake):
     default_port = 8701
     settings_class = MemberExportSettings
     client_rules = RULES
+    # the journal's redactions beyond the kernel's (client_secret, access_token, refresh_token):
+    # OAuth introspection's token; the authorization code in forms and redirects (JSON "code" is an error code)
+    secret_fields, secret_form_fields = ("token",), ("code",)
 
     settings: MemberExportSettings
     model: MemberExportModel

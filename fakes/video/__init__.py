@@ -36,6 +36,7 @@ class VideoFake(Fake):
     default_port = 8705
     settings_class = VideoSettings
     client_rules = RULES
+    secret_fields = ("refreshToken",)  # the journal redacts it (apiKey and the tokens: the kernel's)
 
     settings: VideoSettings
     model: VideoModel

@@ -1,0 +1,266 @@
+"""What one request carried and what it was answered: kept raw while it runs, decoded when read.
+
+The journal keeps, per request, the request's headers and body and the answer's headers and body
+(:class:`Exchange`). On the hot path nothing is decoded or copied: the header lists are the ones
+the server and the response already built, a body is the very chunk the route read or sent, cut
+to ``body_bytes`` only when it is longer (its full length counted). Text, JSON and the redaction
+of credentials (:class:`Redactor`) happen only when someone reads the journal.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import re
+from collections.abc import Iterable
+from itertools import chain
+from typing import Any, Final
+
+from starlette.types import Message, Receive, Send
+
+#: longest body kept per request and per answer unless the fake says otherwise
+DEFAULT_BODY_BYTES = 16 * 1024
+#: what the journal counts for an entry itself, beyond its headers and bodies, and for each header
+#: of an answer (the fake's own, short)
+ENTRY_COST = 200
+RESPONSE_HEADER_COST = 64
+REDACTED = "[redacted]"
+#: between the names and values of a settled header list (HTTP allows no NUL in either)
+HEADER_SEPARATOR = b"\0"
+
+#: request and answer headers always shown redacted, and words that make any header name secret
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+SECRET_HEADER_WORDS = ("token", "secret", "password", "api-key", "apikey", "credential")
+#: JSON keys, form fields and query parameters shown redacted in every service
+SECRET_FIELDS = ("password", "client_secret", "access_token", "refresh_token", "id_token", "api_key", "apiKey",
+                 "secret")
+
+
+class StatusOnly:
+    """What a journal that keeps no headers and bodies records of a request: its status."""
+
+    __slots__ = ("_send", "receive", "status")
+
+    def __init__(self, receive: Receive, send: Send) -> None:
+        self.status = 0
+        self.receive = receive
+        self._send = send
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+        await self._send(message)
+
+
+class Exchange:
+    """Records one request and its answer while it runs (see :meth:`settle` for what is kept).
+
+    ``receive`` and ``send`` wrap the ASGI callables of the request: what the route reads and
+    what it sends passes through them once, kept by reference, each body cut to ``body_bytes``."""
+
+    __slots__ = (
+        "_receive",
+        "_send",
+        "body_bytes",
+        "request_body",
+        "request_headers",
+        "request_length",
+        "response_body",
+        "response_headers",
+        "response_length",
+        "status",
+    )
+
+    def __init__(self, headers: Iterable[tuple[bytes, bytes]], body_bytes: int, receive: Receive,
+                 send: Send) -> None:
+        self.status = 0
+        self.request_headers = headers
+        self.request_body = b""
+        self.request_length = 0
+        self.response_headers: Iterable[tuple[bytes, bytes]] = ()
+        self.response_body = b""
+        self.response_length = 0
+        self.body_bytes = body_bytes
+        self._receive = receive
+        self._send = send
+
+    async def receive(self) -> Message:
+        message = await self._receive()
+        body = message.get("body")
+        if body:
+            self.request_length += len(body)
+            self.request_body = _keep(self.request_body, body, self.body_bytes)
+        return message
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            self.response_headers = message.get("headers") or ()
+        else:
+            body = message.get("body")
+            if body:
+                self.response_length += len(body)
+                self.response_body = _keep(self.response_body, body, self.body_bytes)
+        await self._send(message)
+
+    def settle(self, head: bool = False) -> Kept:
+        """What the journal keeps of it: a plain tuple of bytes and integers (see :data:`Kept`).
+
+        The request's header list becomes one bytes object (name NUL value NUL ...): one object
+        instead of a list of pairs, its size exact (a client may send megabytes of headers); the
+        answer's (the fake's own, few and short) a tuple of its pairs. Tuples holding only bytes,
+        integers and such tuples are ones the garbage collector stops tracking, so a full journal
+        adds nothing to every collection. The request's callables (they hold the server's whole request
+        cycle) are let go with this object. ``head``: the client got no body (a HEAD request)."""
+        request_headers = HEADER_SEPARATOR.join(chain.from_iterable(self.request_headers))
+        response_headers = tuple(self.response_headers)  # the fake's own: few and short
+        response_body, response_length = (b"", 0) if head else (self.response_body, self.response_length)
+        cost = (ENTRY_COST + len(request_headers) + RESPONSE_HEADER_COST * len(response_headers)
+                + len(self.request_body) + len(response_body))
+        return (request_headers, self.request_body, self.request_length, response_headers, response_body,
+                response_length, cost)
+
+
+def _keep(kept: bytes, chunk: bytes, limit: int) -> bytes:
+    """``kept`` and as much of ``chunk`` as fits in ``limit`` bytes (a whole first chunk: itself)."""
+    room = limit - len(kept)
+    if room <= 0:
+        return kept
+    return chunk if not kept and len(chunk) <= room else kept + chunk[:room]
+
+
+#: a kept exchange: (request headers, request body, its length, answer headers, answer body, its
+#: length, cost); headers as settled by :meth:`Exchange.settle`, bodies cut to the journal's limit
+Kept = tuple[bytes, bytes, int, tuple[tuple[bytes, bytes], ...], bytes, int, int]
+REQUEST_HEADERS: Final = 0
+REQUEST_BODY: Final = 1
+REQUEST_LENGTH: Final = 2
+RESPONSE_HEADERS: Final = 3
+RESPONSE_BODY: Final = 4
+RESPONSE_LENGTH: Final = 5
+COST: Final = 6
+
+
+def request_header(kept: Kept, name: str) -> str | None:
+    """The request header ``name`` (case-insensitive) as sent, repeated ones joined by ", "."""
+    return _joined(header_pairs(kept[REQUEST_HEADERS]), name.lower().encode("latin-1"))
+
+
+def request_text(kept: Kept) -> str | None:
+    """The request body kept, as text (None: not UTF-8)."""
+    return _text(kept[REQUEST_BODY], kept[REQUEST_LENGTH] > len(kept[REQUEST_BODY]))
+
+
+def describe(kept: Kept, redactor: Redactor | None) -> dict[str, Any]:
+    """``{"request": {...}, "response": {...}}`` of a journal entry, credentials redacted."""
+    pairs = header_pairs(kept[REQUEST_HEADERS])
+    request = {"headers": headers_dict(pairs, redactor),
+               **body_fields(kept[REQUEST_BODY], kept[REQUEST_LENGTH], redactor)}
+    declared = _joined(pairs, b"content-length")
+    if declared is not None and declared.isdigit() and int(declared) > kept[REQUEST_LENGTH]:
+        request["body_unread"] = True  # answered before the route read it (a 401, a 413 ...)
+    response = {"headers": headers_dict(kept[RESPONSE_HEADERS], redactor),
+                **body_fields(kept[RESPONSE_BODY], kept[RESPONSE_LENGTH], redactor)}
+    return {"request": request, "response": response}
+
+
+def header_pairs(headers: bytes) -> list[tuple[bytes, bytes]]:
+    """The (name, value) pairs of a settled header list (see :meth:`Exchange.settle`)."""
+    if not headers:
+        return []
+    parts = headers.split(HEADER_SEPARATOR)
+    return list(zip(parts[::2], parts[1::2], strict=False))
+
+
+def _joined(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
+    values = [value.decode("latin-1") for key, value in headers if key == name]
+    return ", ".join(values) if values else None
+
+
+def headers_dict(headers: Iterable[tuple[bytes, bytes]], redactor: Redactor | None) -> dict[str, str]:
+    """Header names (lower case) -> values; a repeated header's values joined by ", "."""
+    shown: dict[str, str] = {}
+    for raw_name, raw_value in headers:
+        name = raw_name.decode("latin-1").lower()
+        value = raw_value.decode("latin-1")
+        if redactor is not None:
+            value = redactor.header(name, value)
+        shown[name] = f"{shown[name]}, {value}" if name in shown else value
+    return shown
+
+
+def _text(body: bytes, truncated: bool) -> str | None:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # a body cut inside a character is still text: drop the partial character at the cut
+        if truncated and exc.start >= len(body) - 3 and exc.reason in ("unexpected end of data",):
+            return body[:exc.start].decode("utf-8", errors="strict")
+        return None
+
+
+def body_fields(body: bytes, length: int, redactor: Redactor | None) -> dict[str, Any]:
+    """``body`` (text, redacted) or ``body_base64`` (not UTF-8), ``body_length`` (every byte sent or
+    read) and ``body_truncated`` (only the first ``len(body)`` bytes were kept)."""
+    truncated = length > len(body)
+    text = _text(body, truncated)
+    fields: dict[str, Any] = {}
+    if text is None:
+        fields["body"] = None
+        fields["body_base64"] = base64.b64encode(body).decode("ascii")
+    else:
+        fields["body"] = redactor.text(text) if redactor is not None and text else text
+    fields["body_length"] = length
+    fields["body_truncated"] = truncated
+    return fields
+
+
+class Redactor:
+    """Shows credentials as ``[redacted]``: secret headers (``Authorization`` keeps its scheme:
+    ``Bearer [redacted]``), and secret fields wherever they appear as JSON keys, form fields or
+    query parameters. Built once per service (the kernel's names plus the service's own)."""
+
+    def __init__(self, headers: Iterable[str] = (), fields: Iterable[str] = (),
+                 form_fields: Iterable[str] = ()) -> None:
+        self.headers = SECRET_HEADERS | {name.lower() for name in headers}
+        self.fields = frozenset({*SECRET_FIELDS, *fields})
+        self.form_fields = self.fields | set(form_fields)
+        # a JSON string value (possibly cut off by the body limit), and a form or query value
+        self._json = re.compile(r'("(?:' + _alternatives(self.fields) + r')"\s*:\s*)"(?:[^"\\]|\\.)*"?')
+        self._form = re.compile(r"(?:^|(?<=[&;?]))(" + _alternatives(self.form_fields) + r")=[^&;#\s]*")
+
+    def is_secret_header(self, name: str) -> bool:
+        return name in self.headers or any(word in name for word in SECRET_HEADER_WORDS)
+
+    def is_secret_field(self, name: str, *, form: bool = False) -> bool:
+        return name in (self.form_fields if form else self.fields)
+
+    def header(self, name: str, value: str) -> str:
+        if not self.is_secret_header(name):
+            return value
+        scheme, space, rest = value.partition(" ")
+        if name.endswith("authorization") and space and rest and scheme.isalpha():
+            return f"{scheme} {REDACTED}"
+        return REDACTED
+
+    def text(self, text: str) -> str:
+        """A body: secret JSON string values and form fields redacted."""
+        if '"' in text:
+            text = self._json.sub(r'\1"' + REDACTED + '"', text)
+        if "=" in text:
+            text = self._form.sub(r"\1=" + REDACTED, text)
+        return text
+
+    def query(self, query: str) -> str:
+        return self._form.sub(r"\1=" + REDACTED, query) if "=" in query else query
+
+
+def _alternatives(names: Iterable[str]) -> str:
+    return "|".join(re.escape(name) for name in sorted(names, key=lambda name: (-len(name), name)))
+
+
+@functools.lru_cache(maxsize=64)
+def redactor(headers: tuple[str, ...] = (), fields: tuple[str, ...] = (),
+             form_fields: tuple[str, ...] = ()) -> Redactor:
+    """The shared :class:`Redactor` of a service's secret names (one per service, not per world)."""
+    return Redactor(headers, fields, form_fields)
