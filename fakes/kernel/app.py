@@ -7,6 +7,7 @@ test passes here, so the common case (no faults registered, no prefix) does as l
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
@@ -14,6 +15,7 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
+from .control import STATE_PATH
 from .errors import ControlError, ServiceError, control_error_body
 from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
@@ -33,14 +35,31 @@ UNJOURNALED = ("/openapi.json",)
 
 
 class FakeApp:
-    """ASGI app of one fake; built once per fake, reads the fake's current state per request."""
+    """ASGI app of one fake; built once per fake, reads the fake's current state per request.
 
-    def __init__(self, fake: Fake, service_router: Router, control_router: Router) -> None:
+    Its two routers are built when first needed (a world that only ever hears control calls
+    never builds its service's routes)."""
+
+    def __init__(self, fake: Fake, service_router: Callable[[], Router], control_router: Callable[[], Router]) -> None:
         self.fake = fake
-        self.service_router = service_router
-        self.control_router = control_router
+        self._build_service_router = service_router
+        self._build_control_router = control_router
+        self._service_router: Router | None = None
+        self._control_router: Router | None = None
         self.prefix = fake.prefix
         self.worlds = fake.worlds  # None in a world (no worlds inside a world)
+
+    @property
+    def service_router(self) -> Router:
+        if self._service_router is None:
+            self._service_router = self._build_service_router()
+        return self._service_router
+
+    @property
+    def control_router(self) -> Router:
+        if self._control_router is None:
+            self._control_router = self._build_control_router()
+        return self._control_router
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -80,9 +99,10 @@ class FakeApp:
             await control_unauthorized(scope, receive, send)
             return
         routed = _with_route_path(scope, path)
+        fake = self.fake
+        cap = fake.max_state_bytes if path == STATE_PATH else fake.max_control_body_bytes
         try:
-            await self.control_router(routed, limited_receive(receive, routed, self.fake.max_control_body_bytes),
-                                      send)
+            await self.control_router(routed, limited_receive(receive, routed, cap), send)
         except ClientDisconnect:
             return  # the client left (or was cut off) before its body ended: nobody to answer
         except ServiceError as err:

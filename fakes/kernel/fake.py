@@ -195,12 +195,18 @@ class Fake:
     @property
     def app(self) -> FakeApp:
         if self._app is None:
-            # the service's routes first: they are what requests hit (routers try routes in order)
-            service = ServiceRouter([*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
-            control = Router(routes=[*control_routes(self), *world_control_routes(self),
-                                     *_under_control_prefix(self.control_routes())])
-            self._app = FakeApp(self, service, control)
+            self._app = FakeApp(self, self._service_router, self._control_router)
         return self._app
+
+    def _service_router(self) -> ServiceRouter:
+        # the service's routes first: they are what requests hit (routers try routes in order)
+        return ServiceRouter([*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
+
+    def _control_router(self) -> Router:
+        # the kernel's routes are shared by every fake and world; the worlds' and the service's own
+        # are this fake's
+        return Router(routes=[*control_routes(), *world_control_routes(self),
+                              *_under_control_prefix(self.control_routes())])
 
     def openapi(self) -> dict[str, Any]:
         if self._openapi is None:

@@ -24,7 +24,10 @@ _NO_WARNINGS: tuple[str, ...] = ()
 
 
 class Journal:
-    """Oldest-first record of requests; the oldest entries fall off past ``size``."""
+    """Oldest-first record of requests; the oldest entries fall off past ``size``.
+
+    Its slots grow with use, up to ``size``, then are reused as a ring: a fake (or a world) that
+    received few requests holds a journal of that few (an empty world, none at all)."""
 
     def __init__(self, size: int = DEFAULT_JOURNAL_SIZE) -> None:
         if size < 1:
@@ -32,26 +35,37 @@ class Journal:
         self.size = size
         self.total = 0  # every request ever recorded, including those that fell off; the last seq
         self._cleared = 0  # entries up to this seq were cleared
-        self._seq = array("q", bytes(8 * size))  # per slot: the seq it holds (0: none)
-        self._at = array("q", bytes(8 * size))
-        self._status = array("q", bytes(8 * size))
-        self._request: list[tuple[str, str, str]] = [("", "", "")] * size
-        self._warnings: list[tuple[str, ...]] = [_NO_WARNINGS] * size
-        self._shared: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+        # per slot, slot = (seq - 1) % size; the slots exist once a request used them
+        self._seq = array("q")  # the seq a slot holds
+        self._at = array("q")
+        self._status = array("q")
+        self._request: list[tuple[str, str, str]] = []
+        self._warnings: list[tuple[str, ...]] = []
+        self._shared: dict[tuple[str, str, str], tuple[str, str, str]] | None = None
 
     def add(self, method: str, path: str, query: str, status: int, epoch_ms: int,
             warnings: tuple[str, ...] = _NO_WARNINGS) -> int:
         """Record one request; its seq (1, 2, ...)."""
         self.total = seq = self.total + 1
-        slot = seq % self.size
         request = (method, path, query)
-        shared = self._shared.get(request)
+        table = self._shared
+        if table is None:
+            table = self._shared = {}
+        shared = table.get(request)
         if shared is None:
             shared = request
             if len(path) + len(query) <= MAX_SHARED_TEXT:
-                if len(self._shared) >= MAX_SHARED_REQUESTS:
-                    self._shared.clear()
-                self._shared[request] = request
+                if len(table) >= MAX_SHARED_REQUESTS:
+                    table.clear()
+                table[request] = request
+        if seq <= self.size:  # a new slot
+            self._request.append(shared)
+            self._seq.append(seq)
+            self._at.append(epoch_ms)
+            self._status.append(status)
+            self._warnings.append(warnings)
+            return seq
+        slot = (seq - 1) % self.size
         self._request[slot] = shared
         self._seq[slot] = seq
         self._at[slot] = epoch_ms
@@ -77,7 +91,7 @@ class Journal:
     def _kept(self) -> Iterator[int]:
         """Slots of the kept entries, oldest first."""
         for seq in range(max(self._cleared, self.total - self.size) + 1, self.total + 1):
-            slot = seq % self.size
+            slot = (seq - 1) % self.size
             if self._seq[slot] == seq:
                 yield slot
 

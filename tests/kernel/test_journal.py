@@ -42,14 +42,27 @@ def test_a_repeated_request_shares_its_texts_and_the_table_is_bounded() -> None:
     journal = Journal(10)
     for _ in range(3):
         journal.add("GET", "/a", "x=1", 200, 5)
-    assert journal._request[1] is journal._request[2] is journal._request[3]
+    assert journal._request[0] is journal._request[1] is journal._request[2]
     for n in range(MAX_SHARED_REQUESTS + 5):
         journal.add("GET", f"/p{n}", "", 200, 5)
-    assert len(journal._shared) <= MAX_SHARED_REQUESTS
+    assert journal._shared is not None and len(journal._shared) <= MAX_SHARED_REQUESTS
     assert journal.entries()[-1]["path"] == f"/p{MAX_SHARED_REQUESTS + 4}"
     journal.add("GET", "/long", "q=" + "x" * MAX_SHARED_TEXT, 200, 5)  # long texts: kept by the entry only
     assert ("GET", "/long", "q=" + "x" * MAX_SHARED_TEXT) not in journal._shared
     assert journal.entries()[-1]["query"] == "q=" + "x" * MAX_SHARED_TEXT
+
+
+def test_an_unused_journal_holds_no_slots_and_grows_to_its_size() -> None:
+    journal = Journal(1000)
+    assert len(journal._seq) == 0 and journal._request == [] and journal._shared is None
+    for n in range(3):
+        journal.add("GET", f"/{n}", "", 200, n)
+    assert len(journal._seq) == 3
+    for n in range(3, 2500):
+        journal.add("GET", f"/{n}", "", 200, n)
+    assert len(journal._seq) == 1000 and len(journal) == 1000
+    assert [e["path"] for e in journal.entries()][:2] == ["/1500", "/1501"]
+    assert journal.entries()[-1]["seq"] == 2500
 
 
 def test_a_dict_entry_gets_its_seq_and_time() -> None:
