@@ -86,6 +86,21 @@ class FakeApp:
             return
         await self.handle(scope, receive, send, path)
 
+    async def local(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The fake as an ASGI app for callers in process that address it by paths below its own
+        base: no mount prefix, no world segment (``Fake.local_app``; the relay's upstream
+        ``{"fake": ...}``). Links it builds still carry its base (prefix and world)."""
+        if scope["type"] != "http":
+            return
+        if scope["method"] == "HEAD":
+            scope, send = _as_get(scope, send)
+        path: str = scope["path"]
+        base = scope.get("root_path", "") + self.prefix
+        raw: bytes = scope.get("raw_path") or path.encode("utf-8", "surrogateescape")
+        inner = {**scope, "app": self.fake, "root_path": base, "path": base + path,
+                 "raw_path": base.encode("utf-8", "surrogateescape") + raw}
+        await self.handle(inner, receive, send, path)
+
     async def handle(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
         """Answer a request whose ``path`` is already relative to this fake's base."""
         if path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/"):

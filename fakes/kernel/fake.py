@@ -205,6 +205,13 @@ class Fake:
             self._app = FakeApp(self, self._service_router, self._control_router)
         return self._app
 
+    @property
+    def local_app(self) -> Any:
+        """This fake's ASGI app for callers in process that send paths below its base URL (without
+        its mount prefix or world segment), as one fake standing behind another does (the relay's
+        upstream ``{"fake": ...}``): the same answers ``base_url + path`` gets over HTTP."""
+        return self.app.local
+
     def _service_router(self) -> ServiceRouter:
         # the service's routes first: they are what requests hit (routers try routes in order)
         return ServiceRouter([*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
