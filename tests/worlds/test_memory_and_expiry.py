@@ -56,7 +56,9 @@ def test_deleting_or_expiring_worlds_frees_their_memory(service: str) -> None:
         tracemalloc.stop()
     assert all(ref() is None for ref in refs), "a deleted or expired world is still referenced"
     assert held > WORLDS * 1024  # the worlds did hold memory ...
-    assert left < held * 0.1, f"{left} of {held} bytes still held after the worlds went"  # ... and gave it back
+    # ... and gave it back: what stays is bounded caches outside the worlds (the test client's, the
+    # standard library's URL-split cache), whatever the worlds held
+    assert left < max(held * 0.1, 64 * 1024), f"{left} of {held} bytes still held after the worlds went"
 
 
 def test_idle_worlds_expire_on_wall_time_and_free_their_memory(service: str) -> None:
