@@ -117,7 +117,7 @@ class FakeApp:
         fake = self.fake
         cap = fake.max_state_bytes if path == STATE_PATH else fake.max_control_body_bytes
         try:
-            await self.control_router(routed, limited_receive(receive, routed, cap), send)
+            await self.control_router(routed, limited_receive(receive, routed, cap, fake.body_required), send)
         except ClientDisconnect:
             return  # the client left (or was cut off) before its body ended: nobody to answer
         except ServiceError as err:

@@ -98,7 +98,7 @@ MAX_TIMES = 2**31 - 1
 MAX_PATH = 2_000
 _METHOD = re.compile(r"\*|[A-Z]{1,20}")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")
-_HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]{0,4000}")  # no CR, LF or other control characters
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e\xa0-\xff]{0,4000}")  # printable Latin-1: no CR, LF, C0 or C1 controls
 FRAMING_HEADERS = frozenset({"content-length", "transfer-encoding"})  # the fake frames the answer itself
 
 
@@ -184,7 +184,8 @@ def parse_rule(rule_id: str, spec: dict[str, Any], *, max_latency_ms: float = DE
     if not isinstance(drop, bool):
         raise _refuse("drop", "must be true or false")
     body = spec.get("body")
-    problem = check_json_value(body, "body")
+    # integers of any size are answered as sent (the document's "any JSON"; fakes.kernel.http.dumps)
+    problem = check_json_value(body, "body", integers=False)
     if problem is not None:
         raise _refuse("body", problem)
     rule = FaultRule(

@@ -276,7 +276,8 @@ def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
             "post": _op("Subscribe a URL to events", {"201": _ok(WEBHOOK, "created"), "400": bad}, tag="webhooks",
                         body={"type": "object", "properties": {
                             "events": {"type": "array", "minItems": 1, "items": {"type": "string",
-                                                                                 "enum": list(EVENTS)}},
+                                                                                 "enum": list(EVENTS)},
+                                       "description": "an event named twice is subscribed once"},
                             "url": {"type": "string", "description": "loopback only, unless settings allow more",
                                     "pattern": "^http://(127\\.0\\.0\\.1|localhost)(:[1-9][0-9]{0,3})?/[a-z0-9/_-]{0,40}$"}},
                             "required": ["events", "url"], "additionalProperties": False}),
