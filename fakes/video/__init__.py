@@ -119,10 +119,12 @@ class VideoFake(Fake):
         return now
 
     # -- control plane as Python --------------------------------------------------------------
-    def create_project(self, *, rate_limited: bool = True) -> dict[str, Any]:
-        """A project with one key per environment: ``{"project_id", "sandbox_key", "production_key"}``.
-        ``rate_limited=False``: no rate limit counts or refuses its requests (for load tests)."""
-        return self.model.create_project(rate_limited=rate_limited)
+    def create_project(self, *, rate_limited: bool = True, keeps_discarded: bool | None = None) -> dict[str, Any]:
+        """A project with one key per environment: ``{"project_id", "sandbox_key", "production_key",
+        "keeps_discarded"}``. ``rate_limited=False``: no rate limit counts or refuses its requests (for
+        load tests); ``keeps_discarded``: the Video Restore feature (default: the setting
+        ``keep_discarded_videos``)."""
+        return self.model.create_project(rate_limited=rate_limited, keeps_discarded=keeps_discarded)
 
     def usage(self, project: str | None = None) -> dict[str, Any]:
         """Usage figures and dollars per project (all projects without ``project``)."""
@@ -138,6 +140,23 @@ class VideoFake(Fake):
         """Count ``seconds`` of ``video_id`` as watched (minutes watched of the usage)."""
         self.sync()
         return self.model.record_view(video_id, seconds)
+
+    def broadcast(self, live_stream_id: Any, seconds: Any, *, record: Any = True, height: Any = 720) -> dict[str, Any]:
+        """Broadcast to a live stream for ``seconds`` from now (the fake's stand-in for an RTMP
+        client): ``broadcasting`` until then (or until ``complete``), webhooks at start and end, and
+        when ``record``, a video of the recording at the end."""
+        self.sync()
+        try:
+            return self.model.start_broadcast(live_stream_id, seconds, record, height)
+        finally:
+            self.dispatch()
+
+    def add_plays(self, plays: Any) -> dict[str, Any]:
+        """Record viewing sessions for analytics and usage: one play ``{"mediaId", "seconds", "viewer",
+        "country", "deviceType", "operatingSystem", "browser", "referrer", "at", "ended",
+        "impressionTimeMs", "count"}`` or ``{"plays": [...]}`` (all checked before any is kept)."""
+        self.sync()
+        return self.model.add_plays(plays)
 
     def wait_for_webhooks(self, timeout: float = 5.0) -> bool:
         """Emit what the clock passed, then wait until every delivery was attempted."""
