@@ -126,6 +126,11 @@ class VideoFake(Fake):
         ``keep_discarded_videos``)."""
         return self.model.create_project(rate_limited=rate_limited, keeps_discarded=keeps_discarded)
 
+    def set_keeps_discarded(self, project_id: Any, keeps_discarded: bool) -> dict[str, Any]:
+        """Turn a project's Video Restore feature on or off (deleted videos are discarded, then purged
+        after ``discarded_retention_s``); videos discarded already stay discarded."""
+        return self.model.set_keeps_discarded(project_id, keeps_discarded)
+
     def usage(self, project: str | None = None) -> dict[str, Any]:
         """Usage figures and dollars per project (all projects without ``project``)."""
         self.sync()

@@ -53,6 +53,13 @@ def control_routes(fake: VideoFake) -> list[BaseRoute]:
             raise ControlError(400, "send {\"videoId\": \"vi...\", \"seconds\": N}", code="invalid_view")
         return json_response(fake.record_view(body["videoId"], body["seconds"]), 201)
 
+    async def project(request: Request) -> Response:
+        body = await read_json_object(request, error=ControlError)
+        if set(body) != {"keeps_discarded"} or not isinstance(body["keeps_discarded"], bool):
+            raise ControlError(400, "send {\"keeps_discarded\": true|false}", code="invalid_project",
+                               field="keeps_discarded")
+        return json_response(fake.set_keeps_discarded(request.path_params["project_id"], body["keeps_discarded"]))
+
     async def broadcast(request: Request) -> Response:
         body = await read_json_object(request, error=ControlError)
         unknown = sorted(set(body) - BROADCAST_FIELDS)
@@ -68,6 +75,7 @@ def control_routes(fake: VideoFake) -> list[BaseRoute]:
 
     return [
         Route("/projects", projects, methods=["POST"]),
+        Route("/projects/{project_id}", project, methods=["PATCH"]),
         Route("/live-streams/{live_stream_id}/broadcast", broadcast, methods=["POST"]),
         Route("/plays", plays, methods=["POST"]),
         Route("/usage", usage, methods=["GET"]),

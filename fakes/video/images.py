@@ -1,9 +1,10 @@
 """Uploaded images (video and live-stream thumbnails, player logos, watermarks) and their checks.
 
 An image is judged as the reference says, by its file name's extension (``uploaded-file-extension-
-invalid``, naming the extensions taken), then by its bytes: a JPEG or PNG signature, or the upload
-is ``uploaded-file-invalid-file``. Accepted images are kept in memory (they are small: at most
-``max_image_bytes``) and exported with the state, so a restored fake serves the same bytes.
+invalid``, naming the extensions taken; a name without an extension passes), then by its bytes: a
+JPEG (or PNG) signature, or the upload is ``uploaded-file-invalid-file``. Accepted images are kept
+in memory (they are small: at most ``max_image_bytes``) and exported with the state, so a restored
+fake serves the same bytes.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ def image_kind(data: bytes) -> str | None:
 def check_image(filename: str | None, data: bytes, extensions: tuple[str, ...]) -> str:
     """The kind of an uploaded image, or the reference's 400 for a name or content it refuses."""
     kinds = {"jpeg"} | ({"png"} if "png" in extensions else set())
-    extension = (filename or "").rpartition(".")[2] if "." in (filename or "") else ""
-    if extension not in extensions:
+    name = (filename or "").replace("\\", "/").rpartition("/")[2]
+    extension = name.rpartition(".")[2] if "." in name else None
+    if extension is not None and extension not in extensions:  # a name without one is judged by its bytes
         raise upload_error("uploaded-file-extension-invalid",
                            f"Only [{', '.join(extensions)}] extensions are supported.",
                            f"the file name {str(filename)[:80]!r} has no such extension")

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakes.kernel.clock import Clock
-from fakes.kernel.errors import ServiceError
+from fakes.kernel.errors import ControlError, ServiceError
 from fakes.kernel.verdicts import ClientRule
 
 from . import data, rules, state
@@ -176,6 +176,14 @@ class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
             project = self.projects.create(self.clock.now_ms(), rate_limited=rate_limited, keeps_discarded=keep)
             return {"project_id": project.project_id, "sandbox_key": project.sandbox_key,
                     "production_key": project.production_key, "keeps_discarded": project.keeps_discarded}
+
+    def set_keeps_discarded(self, project_id: Any, keeps_discarded: bool) -> dict[str, Any]:
+        project = self.projects.by_id.get(project_id) if isinstance(project_id, str) else None
+        if project is None:
+            raise ControlError(404, f"no project {str(project_id)[:60]!r}", code="not_found")
+        with self.lock:
+            project.keeps_discarded = keeps_discarded
+        return {"project_id": project.project_id, "keeps_discarded": keeps_discarded}
 
     def authenticate(self, header: str | None) -> Project:
         return self.projects.authenticate(header, self.clock.now_ms())

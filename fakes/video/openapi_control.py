@@ -54,6 +54,15 @@ def control_paths() -> dict[str, Any]:
              "400": CONTROL_ERROR},
             body={"type": "object", "properties": {"keeps_discarded": {"type": "boolean"}},
                   "additionalProperties": False}, required=False)},
+        "/_fake/projects/{projectId}": {"patch": _control(
+            "Turn a project's Video Restore feature (discarded videos) on or off", {
+                "200": {"type": "object", "properties": {"project_id": {"type": "string"},
+                                                         "keeps_discarded": {"type": "boolean"}},
+                        "required": ["project_id", "keeps_discarded"]},
+                "400": CONTROL_ERROR, "404": CONTROL_ERROR},
+            params=[{"name": "projectId", "in": "path", "required": True, "schema": {"type": "string"}}],
+            body={"type": "object", "properties": {"keeps_discarded": {"type": "boolean"}},
+                  "required": ["keeps_discarded"], "additionalProperties": False})},
         "/_fake/usage": {"get": _control("Usage figures and dollars per project", {
             "200": anything, "400": CONTROL_ERROR, "404": CONTROL_ERROR},
             params=[{"name": "project", "in": "query", "required": False, "schema": {"type": "string"}}])},

@@ -25,6 +25,7 @@ from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import InvalidInteger, encoded_headers, header_value, json_response, parse_query, query_int
+from fakes.kernel.limits import limit_body
 from fakes.kernel.verdicts import flag
 
 from .model import VideoModel
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from . import VideoFake
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+#: what a multipart upload may hold besides its file part (boundaries, part headers, form fields)
+UPLOAD_FRAMING_BYTES = 1024 * 1024
 Handler = Callable[[Request, Project], Awaitable[Response]]
 #: who a request's rate-limit window belongs to when it is not its Authorization header's project
 BucketOf = Callable[[Request, VideoModel], tuple[str, bool] | None]
@@ -101,8 +104,12 @@ class Api:
 
         return endpoint
 
-    def route(self, path: str, methods: Mapping[str, Handler], **options: Any) -> Route:
-        return Route(path, self.endpoint(methods, **options), methods=ALL_METHODS)
+    def route(self, path: str, methods: Mapping[str, Handler], *, file_bytes: int | None = None,
+              **options: Any) -> BaseRoute:
+        """A route of the API; one that takes a file (``file_bytes`` at most) has a body cap of its own:
+        the file plus the multipart framing, instead of the fake's cap of a JSON body."""
+        route = Route(path, self.endpoint(methods, **options), methods=ALL_METHODS)
+        return route if file_bytes is None else limit_body(route, file_bytes + UPLOAD_FRAMING_BYTES)
 
     # -- query parameters and pages ------------------------------------------------------------
     def paging(self, request: Request) -> dict[str, Any]:

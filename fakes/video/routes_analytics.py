@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute
 
 from fakes.kernel.http import json_response, parse_query
 
@@ -50,7 +50,7 @@ def unrecognized(request: Request) -> Exception:
                    detail=f"{request.url.path}: no such metric, aggregation or breakdown")
 
 
-def routes(api: Api) -> list[Route]:
+def routes(api: Api) -> list[BaseRoute]:
     def question(request: Request, project: Project, metric: str,
                  allowed: tuple[str, ...]) -> tuple[Query, dict[str, Any]]:
         """The timeframe, counting rules and filters of a request, and its context's timeframe."""
@@ -60,7 +60,9 @@ def routes(api: Api) -> list[Route]:
             if name not in allowed and not name.startswith("filterBy["):
                 raise bad_query(name, "This field was not expected.")
         now = model.clock.now_ms()
-        to_ms = min(_instant(params.get("to"), "to", now), now)  # nothing is known of the future
+        # to is excluded; its default (and latest) value takes in what happened at this very instant,
+        # so plays recorded on a manual clock that has not moved count at once
+        to_ms = min(_instant(params.get("to"), "to", now + 1), now + 1)
         # at most 30 days back (an earlier from is taken as 30 days ago); a from at or after to: no data
         from_ms = max(_instant(params.get("from"), "from", max(0, to_ms - DAY_MS)), now - MAX_LOOKBACK_MS, 0)
         to_ms = max(to_ms, from_ms)

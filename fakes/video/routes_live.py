@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute
 
 from fakes.kernel.http import json_response, parse_query, query_text, read_json_object
 
@@ -21,7 +21,7 @@ from .routes import Api, choice
 from .videos import atom
 
 
-def routes(api: Api) -> list[Route]:
+def routes(api: Api) -> list[BaseRoute]:
     def stream_json(request: Request, stream: LiveStream) -> dict[str, Any]:
         return stream.to_json(api.base_of(request), api.model.clock.now_ms(), atom)
 
@@ -112,9 +112,11 @@ def routes(api: Api) -> list[Route]:
     return [
         api.route("/live-streams", {"GET": live_streams, "POST": live_streams}),
         api.route("/live-streams/{live_id}", {"GET": live_stream, "PATCH": live_stream, "DELETE": live_stream}),
-        api.route("/live-streams/{live_id}/thumbnail", {"POST": live_thumbnail, "DELETE": live_thumbnail}),
+        api.route("/live-streams/{live_id}/thumbnail", {"POST": live_thumbnail, "DELETE": live_thumbnail},
+                  file_bytes=api.fake.settings.max_image_bytes),
         api.route("/live-streams/{live_id}/complete", {"PUT": complete}),
         api.route("/players", {"GET": players, "POST": players}),
         api.route("/players/{player_id}", {"GET": player, "PATCH": player, "DELETE": player}),
-        api.route("/players/{player_id}/logo", {"POST": logo, "DELETE": logo}),
+        api.route("/players/{player_id}/logo", {"POST": logo, "DELETE": logo},
+                  file_bytes=api.fake.settings.max_image_bytes),
     ]

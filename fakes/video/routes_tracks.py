@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute
 
 from fakes.kernel.http import json_response, parse_query, read_json_object
 
@@ -20,7 +20,7 @@ from .videos import atom
 from .webhooks import EVENTS
 
 
-def routes(api: Api) -> list[Route]:
+def routes(api: Api) -> list[BaseRoute]:
     # -- captions ------------------------------------------------------------------------------
     async def captions(request: Request, project: Project) -> Response:
         found = api.model.captions(project, request.path_params["video_id"], api.base_of(request))
@@ -129,13 +129,14 @@ def routes(api: Api) -> list[Route]:
     return [
         api.route("/videos/{video_id}/captions", {"GET": captions}),
         api.route("/videos/{video_id}/captions/{language}",
-                  {"GET": caption, "POST": caption, "PATCH": caption, "DELETE": caption}),
+                  {"GET": caption, "POST": caption, "PATCH": caption, "DELETE": caption}, file_bytes=MAX_TRACK_BYTES),
         api.route("/videos/{video_id}/chapters", {"GET": chapters}),
-        api.route("/videos/{video_id}/chapters/{language}", {"GET": chapter, "POST": chapter, "DELETE": chapter}),
+        api.route("/videos/{video_id}/chapters/{language}", {"GET": chapter, "POST": chapter, "DELETE": chapter},
+                  file_bytes=MAX_TRACK_BYTES),
         api.route("/summaries", {"GET": summaries, "POST": summaries}),
         api.route("/summaries/{summary_id}", {"DELETE": summary}),
         api.route("/summaries/{summary_id}/source", {"GET": summary_source, "PATCH": summary_source}),
-        api.route("/watermarks", {"GET": watermarks, "POST": watermarks}),
+        api.route("/watermarks", {"GET": watermarks, "POST": watermarks}, file_bytes=api.fake.settings.max_image_bytes),
         api.route("/watermarks/{watermark_id}", {"DELETE": watermark}),
         api.route("/webhooks", {"GET": webhooks, "POST": webhooks}),
         api.route("/webhooks/{webhook_id}", {"GET": webhook, "DELETE": webhook}),

@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute
 
 from fakes.kernel.http import header_value, json_response, parse_query, read_json_object
 
@@ -28,7 +28,7 @@ _attempts = itertools.count(1)
 TOKEN_FIELDS = frozenset({"videoId"})
 
 
-def routes(api: Api) -> list[Route]:
+def routes(api: Api) -> list[BaseRoute]:
     settings = api.fake.settings
 
     async def upload(request: Request, project: Project) -> Response:
@@ -97,9 +97,11 @@ def routes(api: Api) -> list[Route]:
         return json_response(model.upload_tokens.get(project.project_id, name, now).to_json(atom))
 
     return [
-        api.route("/videos/{video_id}/source", {"POST": upload}, upload_methods=("POST",)),
+        # an upload streams to disk: its cap is the documented file limit (plus the framing)
+        api.route("/videos/{video_id}/source", {"POST": upload}, upload_methods=("POST",),
+                  file_bytes=settings.max_upload_bytes),
         api.route("/upload", {"POST": token_upload}, authenticated=False, upload_methods=("POST",),
-                  bucket_of=token_bucket),
+                  bucket_of=token_bucket, file_bytes=settings.max_upload_bytes),
         api.route("/upload-tokens", {"GET": tokens, "POST": tokens}),
         api.route("/upload-tokens/{token}", {"GET": token, "DELETE": token}),
     ]

@@ -7,7 +7,7 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute
 
 from fakes.kernel.http import JSONBytesResponse, dumps, json_response, parse_query, query_text, read_json_object
 
@@ -43,7 +43,7 @@ def video_query(api: Api, request: Request) -> dict[str, Any]:
     return query
 
 
-def routes(api: Api) -> list[Route]:
+def routes(api: Api) -> list[BaseRoute]:
     # -- auth ----------------------------------------------------------------------------------
     async def api_key(request: Request, _: Project) -> Response:
         return json_response(api.model.issue_token(await read_json_object(request)))
@@ -135,7 +135,8 @@ def routes(api: Api) -> list[Route]:
         api.route("/videos", {"GET": list_videos, "POST": create_video}),
         api.route("/videos/{video_id}", {"GET": get_video, "PATCH": patch_video, "DELETE": delete_video}),
         api.route("/videos/{video_id}/status", {"GET": status}),
-        api.route("/videos/{video_id}/thumbnail", {"POST": upload_thumbnail, "PATCH": pick_thumbnail}),
+        api.route("/videos/{video_id}/thumbnail", {"POST": upload_thumbnail, "PATCH": pick_thumbnail},
+                  file_bytes=api.fake.settings.max_image_bytes),
         api.route("/discarded/videos", {"GET": list_discarded}),
         api.route("/discarded/videos/{video_id}", {"GET": get_discarded, "PATCH": patch_discarded}),
         api.route("/tags", {"GET": tags}),

@@ -10,10 +10,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-from fakes.kernel.clock import MAX_EPOCH_MS
+from fakes.kernel.clock import MAX_EPOCH_MS, utc_datetime
 from fakes.kernel.statecheck import StateReader, check_text, refuse
 
 from . import data
@@ -48,7 +47,8 @@ def later(now_ms: int, delay_ms: int) -> int:
 @functools.lru_cache(maxsize=4096)
 def _atom_seconds(epoch_s: int) -> str:
     # a video renders the same few instants over and over (on a manual clock, all the same one)
-    return datetime.fromtimestamp(epoch_s, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    # the kernel's exact, clamped conversion: a deletesAt past year 9999 is still written
+    return utc_datetime(epoch_s * 1000).strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
 @dataclass
