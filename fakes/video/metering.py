@@ -107,8 +107,10 @@ class MeteringRules:
         if unknown:
             raise bad_play(prefix + unknown[0], f"is not a field of a play ({', '.join(sorted(PLAY_FIELDS))})")
         media_id = item.get("mediaId")
-        video = self.videos.get(media_id) if isinstance(media_id, str) else None
-        stream = self.live.by_id.get(media_id) if isinstance(media_id, str) else None
+        if not isinstance(media_id, str):
+            raise bad_play(prefix + "mediaId", "is required: the videoId or liveStreamId played")
+        video = self.videos.get(media_id)
+        stream = self.live.by_id.get(media_id)
         if video is None and stream is None:
             raise ControlError(404, f"{prefix}mediaId: no video or live stream {str(media_id)[:60]!r}",
                                code="not_found", field=prefix + "mediaId")
@@ -119,7 +121,8 @@ class MeteringRules:
         count = _number(item, "count", prefix, 1, 1, MAX_PLAYS)
         if count != int(count) or count > room:
             raise bad_play(prefix + "count", f"must be a whole number; one request records at most {MAX_PLAYS} plays")
-        ended = item.get("ended", duration is not None and seconds >= duration)
+        # watched to the end: by default, a play that reached the video's last second
+        ended = item.get("ended", duration is not None and seconds >= duration - 1)
         if not isinstance(ended, bool):
             raise bad_play(prefix + "ended", "must be true or false")
         country = _text(item, "country", prefix, self.settings.playback_country, 2)

@@ -373,8 +373,8 @@ class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
         wanted = (value or "").lower()
         rows: list[dict[str, Any]] = [{"value": tag, "videoCount": count} for tag, count in counts.items()
                                       if wanted in tag.lower()]
-        if sort_by == "videoCount":
-            rows.sort(key=lambda r: (r["videoCount"], r["value"]), reverse=descending)
+        if sort_by == "videoCount":  # ties by value, A to Z either way
+            rows.sort(key=lambda r: (-r["videoCount"] if descending else r["videoCount"], r["value"]))
         else:
             rows.sort(key=lambda r: r["value"], reverse=descending)
         return rows

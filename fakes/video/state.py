@@ -20,13 +20,16 @@ from .videos import Video
 if TYPE_CHECKING:
     from .model import VideoModel
 
-PARTS = ("projects", "videos", "video_count", "summaries", "attachments", "players", "watermarks", "upload_tokens",
+PARTS = ("exported_ms", "projects", "videos", "video_count", "summaries", "attachments", "players", "watermarks", "upload_tokens",
          "live_streams", "plays", "webhooks", "usage", "buckets", "status_polls")
 BUCKET_KINDS = ("uploads", "writes", "reads")
 
 
 def export(model: VideoModel) -> dict[str, Any]:
     return {
+        # the instant the clock had passed: an import schedules only what comes after it (the kernel
+        # restores the clock only once the model is loaded)
+        "exported_ms": model.clock.now_ms(),
         "projects": model.projects.to_state(),
         "videos": [v.to_state() for v in model.videos.values()],
         "video_count": model.video_count,
@@ -82,7 +85,7 @@ def load(model: VideoModel, state: dict[str, Any]) -> None:
             refuse(polls.where(video_id), "names no video of this state")
         model.status_polls[video_id] = polls.integer(video_id, minimum=0, maximum=MAX_EPOCH_MS)
     _check_references(model, read)
-    _schedule(model)
+    _schedule(model, read.integer("exported_ms", minimum=0, maximum=MAX_EPOCH_MS))
 
 
 def _check_references(model: VideoModel, read: StateReader) -> None:
@@ -98,9 +101,8 @@ def _check_references(model: VideoModel, read: StateReader) -> None:
             refuse(f"{read.where('live_streams')}.streams[{index}].player_id", "names no player theme of this state")
 
 
-def _schedule(model: VideoModel) -> None:
-    """Rebuild timelines and the agenda: only what is still ahead of the clock."""
-    now = model.clock.now_ms()
+def _schedule(model: VideoModel, now: int) -> None:
+    """Rebuild timelines and the agenda: only what is still ahead of the exporter's clock."""
     for video in model.videos.values():
         if video.deletes_ms is not None:
             model._schedule(video.deletes_ms, video.video_id, "delete")
