@@ -20,8 +20,8 @@ from .videos import Video
 if TYPE_CHECKING:
     from .model import VideoModel
 
-PARTS = ("exported_ms", "projects", "videos", "video_count", "summaries", "attachments", "players", "watermarks", "upload_tokens",
-         "live_streams", "plays", "webhooks", "usage", "buckets", "status_polls")
+PARTS = ("exported_ms", "projects", "videos", "video_count", "summaries", "attachments", "players", "watermarks",
+         "upload_tokens", "live_streams", "plays", "webhooks", "usage", "buckets", "status_polls")
 BUCKET_KINDS = ("uploads", "writes", "reads")
 
 

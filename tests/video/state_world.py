@@ -60,7 +60,8 @@ def every_read(fake: VideoFake) -> list[str]:
         paths += [f"/videos/{video_id}", f"/videos/{video_id}/status", f"/videos/{video_id}/captions",
                   f"/videos/{video_id}/chapters", f"/discarded/videos/{video_id}", f"/vod/{video_id}",
                   f"/vod/{video_id}/thumbnail.jpg", f"/vod/{video_id}/hls/manifest.m3u8"]
-    paths += [f"/live-streams/{i}" for i in list(model.live.by_id)] + [f"/live/{i}.m3u8" for i in list(model.live.by_id)]
+    for live_id in list(model.live.by_id):
+        paths += [f"/live-streams/{live_id}", f"/live/{live_id}.m3u8"]
     paths += [f"/players/{i}" for i in list(model.players.by_id)]
     paths += [f"/summaries/{i}/source" for i in list(model.summaries.by_id)]
     paths += [f"/upload-tokens/{i}" for i in list(model.upload_tokens.by_token)]

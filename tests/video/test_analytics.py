@@ -39,7 +39,7 @@ def _week(fake: VideoFake, client: httpx.Client) -> tuple[str, str]:
 def test_a_week_of_plays_gives_metrics_breakdowns_and_time_series() -> None:
     fake = VideoFake(seed=0, environment="production")
     with client_for(fake) as client:
-        first, second = _week(fake, client)
+        _, second = _week(fake, client)
         week = {"from": "2026-01-05T00:00:00+00:00"}
 
         def metric(path: str, **query: str) -> float:

@@ -149,11 +149,16 @@ def test_a_refused_later_chunk_leaves_the_accepted_ones_as_they_were() -> None:
         source = fake.model.storage.source_path(video_id)
         assert upload(client, video_id, data[:1200], headers={"Content-Range": f"bytes 0-1199/{total}"}).status_code \
             == 201
-        kept = open(source, "rb").read()
+        kept = _read(source)
         wrong = upload(client, video_id, b"\xff" * 5000, headers={"Content-Range": f"bytes 1200-{total - 1}/{total}"})
-        assert wrong.status_code == 400 and open(source, "rb").read() == kept  # not written over the first
+        assert wrong.status_code == 400 and _read(source) == kept  # not written over the first
         assert upload(client, video_id, data[1200:],
                       headers={"Content-Range": f"bytes 1200-{total - 1}/{total}"}).status_code == 201
         fake.advance(600)
         assert status(client, video_id)["encoding"]["playable"] is True
-        assert open(source, "rb").read() == data
+        assert _read(source) == data
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
