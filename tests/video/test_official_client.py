@@ -59,7 +59,7 @@ class Recorder:
 def named_file(directory: Path, name: str, content: bytes) -> io.BufferedReader:
     path = directory / name
     path.write_bytes(content)
-    return open(path, "rb")  # noqa: SIM115 - the client reads and closes it
+    return open(path, "rb")
 
 
 @pytest.fixture(scope="module")
