@@ -13,6 +13,7 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
+from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
 
@@ -88,6 +89,12 @@ class VideoFake(Fake):
         """Generous rate limits: the generic suites send hundreds of requests at one virtual instant
         (the limits themselves are tested in tests/video)."""
         return {"rate_limits": {"uploads": 1_000_000, "writes": 1_000_000, "reads": 1_000_000}}
+
+    def bench_operations(self) -> list[BenchOperation]:
+        """One request per public operation (bench.py): the benchmark's ``operations`` part."""
+        from .bench import bench_operations
+
+        return bench_operations(self)
 
     def sample_request(self) -> tuple[str, str]:
         """``GET /videos`` of a project holding 100 videos (a full page; see :meth:`auth_headers`).
