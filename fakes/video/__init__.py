@@ -16,6 +16,7 @@ from starlette.routing import BaseRoute
 from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
+from fakes.kernel.http import dumps
 
 from . import problems
 from .control import control_routes
@@ -29,6 +30,9 @@ from .settings import VideoSettings
 __all__ = ["VideoFake", "VideoModel", "VideoSettings"]
 
 SAMPLE_VIDEOS = 100
+#: route lists by settings (immutable once built; like the kernel's parse caches, bounded)
+_SHARED_ROUTES: dict[bytes, list[BaseRoute]] = {}
+MAX_SHARED_ROUTE_SETS = 32
 
 
 class VideoFake(Fake):
@@ -52,7 +56,15 @@ class VideoFake(Fake):
         return VideoModel(self.clock, self.settings, self.seed)
 
     def routes(self) -> list[BaseRoute]:
-        return service_routes(self)
+        """The service's routes, built once per settings and shared by a fake and its worlds (each
+        request reads the fake serving it): a world costs no routes of its own."""
+        key = dumps(self.settings.to_dict())
+        routes = _SHARED_ROUTES.get(key)
+        if routes is None:
+            if len(_SHARED_ROUTES) >= MAX_SHARED_ROUTE_SETS:
+                _SHARED_ROUTES.clear()
+            routes = _SHARED_ROUTES[key] = service_routes(self.settings)
+        return routes
 
     def control_routes(self) -> list[BaseRoute]:
         return control_routes(self)

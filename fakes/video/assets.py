@@ -25,6 +25,7 @@ from starlette.types import Receive, Scope, Send
 from fakes.kernel.http import header_value
 
 from . import media
+from .settings import VideoSettings
 from .timeline import BANDWIDTH, RESOLUTION
 from .videos import Video
 
@@ -106,8 +107,14 @@ def live_playlist(first: int, last: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def asset_routes(fake: VideoFake) -> list[BaseRoute]:
+def asset_routes(settings: VideoSettings) -> list[BaseRoute]:
+    """The assets' routes (shared by a fake and its worlds: each request reads its own fake)."""
+
+    def fake_of(request: Request) -> VideoFake:
+        return request.scope["app"]  # type: ignore[no-any-return]
+
     def current(request: Request) -> tuple[Video, int] | None:
+        fake = fake_of(request)
         fake.sync()
         video = fake.model.playable(request.path_params["video_id"])
         fake.dispatch()
@@ -118,11 +125,11 @@ def asset_routes(fake: VideoFake) -> list[BaseRoute]:
     def base_of(request: Request) -> str:
         from .routes import request_base
 
-        return fake.settings.public_base_url.rstrip("/") or request_base(request)
+        return settings.public_base_url.rstrip("/") or request_base(request)
 
     def deliver(request: Request, media: Any, seconds: float, *, ended: bool = False, impression: bool = False) -> None:
         """Minutes watched and the viewer's analytics session (viewer: address and user agent)."""
-        fake.model.delivered(media, client=request.client.host if request.client else "-",
+        fake_of(request).model.delivered(media, client=request.client.host if request.client else "-",
                              agent=header_value(request, b"user-agent") or "",
                              referrer=header_value(request, b"referer") or "", seconds=seconds, ended=ended,
                              impression=impression)
@@ -174,6 +181,7 @@ def asset_routes(fake: VideoFake) -> list[BaseRoute]:
         return Response(media.SEGMENT_TS, media_type="video/mp2t")
 
     async def thumbnail(request: Request) -> Response:
+        fake = fake_of(request)
         found = current(request)
         if found is None:
             return _missing()
@@ -186,6 +194,7 @@ def asset_routes(fake: VideoFake) -> list[BaseRoute]:
         return Response(media.THUMBNAIL_JPEG, media_type="image/jpeg")
 
     async def mp4(request: Request) -> Response:
+        fake = fake_of(request)
         found = current(request)
         if found is None or found[0].timeline is None or found[0].probe is None or not found[0].mp4_support:
             return _missing()
@@ -201,6 +210,7 @@ def asset_routes(fake: VideoFake) -> list[BaseRoute]:
 
     def webvtt(kind: str) -> Callable[[Request], Awaitable[Response]]:
         async def vtt(request: Request) -> Response:
+            fake = fake_of(request)
             fake.sync()
             read = fake.model.caption_text if kind == "captions" else fake.model.chapter_text
             text = read(request.path_params["video_id"], request.path_params["language"])
@@ -213,6 +223,7 @@ def asset_routes(fake: VideoFake) -> list[BaseRoute]:
 
     # -- live streams --------------------------------------------------------------------------
     def live(request: Request) -> tuple[Any, int] | None:
+        fake = fake_of(request)
         fake.sync()
         stream = fake.model.live.by_id.get(request.path_params["live_id"])
         fake.dispatch()
@@ -261,6 +272,7 @@ def asset_routes(fake: VideoFake) -> list[BaseRoute]:
         return Response(media.THUMBNAIL_JPEG, media_type="image/jpeg")
 
     async def logo(request: Request) -> Response:
+        fake = fake_of(request)
         fake.sync()
         theme = fake.model.players.by_id.get(request.path_params["player_id"])
         if theme is None or theme.logo is None or request.path_params["extension"] != theme.logo.extension:

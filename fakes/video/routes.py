@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -31,6 +32,7 @@ from fakes.kernel.verdicts import flag
 from .model import VideoModel
 from .problems import invalid_query, problem
 from .projects import Project
+from .settings import VideoSettings
 
 if TYPE_CHECKING:
     from . import VideoFake
@@ -49,27 +51,38 @@ def _kind(method: str, upload: bool) -> str:
     return "reads" if method in ("GET", "HEAD", "OPTIONS") else "writes"
 
 
-class Api:
-    """What every route module of the API shares: the fake, the endpoint wrapper, the helpers."""
+#: the fake (or world) answering the current request: the routes are built once and shared by a
+#: fake and all its worlds (their settings are the same), so each request finds its own fake here
+SERVING: ContextVar[VideoFake] = ContextVar("video_serving_fake")
 
-    def __init__(self, fake: VideoFake) -> None:
-        self.fake = fake
+
+class Api:
+    """What every route module of the API shares: the endpoint wrapper and the helpers. Routes are
+    built once per settings (``service_routes``); ``fake`` and ``model`` are the serving ones."""
+
+    def __init__(self, settings: VideoSettings) -> None:
+        self.settings = settings
+
+    @property
+    def fake(self) -> VideoFake:
+        return SERVING.get()
 
     @property
     def model(self) -> VideoModel:
-        return self.fake.model  # read per request: reset and import replace it
+        return SERVING.get().model  # read per request: reset and import replace it
 
     def base_of(self, request: Request) -> str:
-        return self.fake.settings.public_base_url.rstrip("/") or request_base(request)
+        return self.settings.public_base_url.rstrip("/") or request_base(request)
 
     def endpoint(self, methods: Mapping[str, Handler], *, authenticated: bool = True,
                  upload_methods: tuple[str, ...] = (), bucket_of: BucketOf | None = None
                  ) -> Callable[[Request], Awaitable[Response]]:
         """One endpoint per path: sync the model, count the rate window, dispatch the method."""
         allow = ", ".join(methods)
-        fake = self.fake
 
         async def endpoint(request: Request) -> Response:
+            fake: VideoFake = request.scope["app"]  # the fake or world the kernel routed this to
+            serving = SERVING.set(fake)
             fake.sync()
             model: VideoModel = fake.model
             header = header_value(request, b"authorization")
@@ -98,6 +111,7 @@ class Api:
                 raise
             finally:
                 fake.dispatch()
+                SERVING.reset(serving)
             # appended raw: cheaper than MutableHeaders on the hot path, same bytes
             response.raw_headers.extend(encoded_headers(headers))
             return response
@@ -114,7 +128,7 @@ class Api:
     # -- query parameters and pages ------------------------------------------------------------
     def paging(self, request: Request) -> dict[str, Any]:
         params = parse_query(request)
-        settings = self.fake.settings
+        settings = self.settings
         return {"currentPage": page_number(params, "currentPage", 1, 1, 10**9),
                 "pageSize": page_number(params, "pageSize", settings.default_page_size, settings.min_page_size,
                                         settings.max_page_size)}
@@ -178,18 +192,19 @@ def page_of(rows: list[Any], query: dict[str, Any], request: Request, path: str,
                                           "itemsTotal": total, "currentPageItems": len(shown), "links": links}}
 
 
-def service_routes(fake: VideoFake) -> list[BaseRoute]:
+def service_routes(settings: VideoSettings) -> list[BaseRoute]:
+    """The service's routes for these settings; one list serves a fake and all its worlds."""
     from . import routes_analytics, routes_live, routes_tracks, routes_uploads, routes_videos
     from .assets import asset_routes
 
-    api = Api(fake)
+    api = Api(settings)
 
     async def unknown(request: Request, _: Project) -> Response:
         raise problem(404, "unrecognized-request-url", "Unrecognized request URL.",
                       detail=f"{request.method} {request.url.path} is not an endpoint of this API")
 
     async def openapi(request: Request) -> Response:
-        return json_response(fake.openapi())
+        return json_response(request.scope["app"].openapi())
 
     return [
         *routes_videos.routes(api),
@@ -197,7 +212,7 @@ def service_routes(fake: VideoFake) -> list[BaseRoute]:
         *routes_tracks.routes(api),
         *routes_live.routes(api),
         *routes_analytics.routes(api),
-        *asset_routes(fake),
+        *asset_routes(settings),
         Route("/openapi.json", openapi, methods=["GET"]),
         api.route("/{path:path}", dict.fromkeys(ALL_METHODS, unknown), authenticated=False),
     ]

@@ -62,7 +62,7 @@ def routes(api: Api) -> list[BaseRoute]:
         if request.method == "DELETE":  # nothing uploaded: nothing to delete, the stream as it is
             return json_response(stream_json(request, model.set_live_thumbnail(project, live_id, None)))
         model.live_stream(project, live_id)  # 404 before the body is read
-        form = await read_small_file(request, api.fake.settings.max_image_bytes)
+        form = await read_small_file(request, api.settings.max_image_bytes)
         image = Image(check_image(form.filename, form.data, JPEG_EXTENSIONS), form.data)
         return json_response(stream_json(request, model.set_live_thumbnail(project, live_id, image)), 201)
 
@@ -102,7 +102,7 @@ def routes(api: Api) -> list[BaseRoute]:
             model.set_logo(project, player_id, None, None)
             return Response(status_code=204)
         model.players.get(project.project_id, player_id)  # 404 before the body is read
-        form = await read_small_file(request, api.fake.settings.max_image_bytes, allowed_fields=frozenset({"link"}))
+        form = await read_small_file(request, api.settings.max_image_bytes, allowed_fields=frozenset({"link"}))
         image = Image(check_image(form.filename, form.data, IMAGE_EXTENSIONS), form.data)
         link = form.fields.get("link")
         if link is not None and len(link) > MAX_LINK:
@@ -113,10 +113,10 @@ def routes(api: Api) -> list[BaseRoute]:
         api.route("/live-streams", {"GET": live_streams, "POST": live_streams}),
         api.route("/live-streams/{live_id}", {"GET": live_stream, "PATCH": live_stream, "DELETE": live_stream}),
         api.route("/live-streams/{live_id}/thumbnail", {"POST": live_thumbnail, "DELETE": live_thumbnail},
-                  file_bytes=api.fake.settings.max_image_bytes),
+                  file_bytes=api.settings.max_image_bytes),
         api.route("/live-streams/{live_id}/complete", {"PUT": complete}),
         api.route("/players", {"GET": players, "POST": players}),
         api.route("/players/{player_id}", {"GET": player, "PATCH": player, "DELETE": player}),
         api.route("/players/{player_id}/logo", {"POST": logo, "DELETE": logo},
-                  file_bytes=api.fake.settings.max_image_bytes),
+                  file_bytes=api.settings.max_image_bytes),
     ]

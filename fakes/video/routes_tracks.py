@@ -90,7 +90,7 @@ def routes(api: Api) -> list[BaseRoute]:
     async def watermarks(request: Request, project: Project) -> Response:
         model: VideoModel = api.model
         if request.method == "POST":
-            form = await read_small_file(request, api.fake.settings.max_image_bytes)
+            form = await read_small_file(request, api.settings.max_image_bytes)
             image = Image(check_image(form.filename, form.data, IMAGE_EXTENSIONS), form.data)
             return json_response(model.create_watermark(project, image).to_json(atom))
         query = api.paging(request)
@@ -136,7 +136,7 @@ def routes(api: Api) -> list[BaseRoute]:
         api.route("/summaries", {"GET": summaries, "POST": summaries}),
         api.route("/summaries/{summary_id}", {"DELETE": summary}),
         api.route("/summaries/{summary_id}/source", {"GET": summary_source, "PATCH": summary_source}),
-        api.route("/watermarks", {"GET": watermarks, "POST": watermarks}, file_bytes=api.fake.settings.max_image_bytes),
+        api.route("/watermarks", {"GET": watermarks, "POST": watermarks}, file_bytes=api.settings.max_image_bytes),
         api.route("/watermarks/{watermark_id}", {"DELETE": watermark}),
         api.route("/webhooks", {"GET": webhooks, "POST": webhooks}),
         api.route("/webhooks/{webhook_id}", {"GET": webhook, "DELETE": webhook}),

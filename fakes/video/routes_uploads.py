@@ -29,7 +29,7 @@ TOKEN_FIELDS = frozenset({"videoId"})
 
 
 def routes(api: Api) -> list[BaseRoute]:
-    settings = api.fake.settings
+    settings = api.settings
 
     async def upload(request: Request, project: Project) -> Response:
         model: VideoModel = api.model

@@ -94,7 +94,7 @@ def routes(api: Api) -> list[BaseRoute]:
     async def upload_thumbnail(request: Request, project: Project) -> Response:
         video_id = request.path_params["video_id"]
         api.model.video(project, video_id)  # 404 before the body is read
-        form = await read_small_file(request, api.fake.settings.max_image_bytes)
+        form = await read_small_file(request, api.settings.max_image_bytes)
         image = Image(check_image(form.filename, form.data, JPEG_EXTENSIONS), form.data)
         video = api.model.upload_thumbnail(project, video_id, image)
         return json_response(api.model.render(video, api.base_of(request)))
@@ -136,7 +136,7 @@ def routes(api: Api) -> list[BaseRoute]:
         api.route("/videos/{video_id}", {"GET": get_video, "PATCH": patch_video, "DELETE": delete_video}),
         api.route("/videos/{video_id}/status", {"GET": status}),
         api.route("/videos/{video_id}/thumbnail", {"POST": upload_thumbnail, "PATCH": pick_thumbnail},
-                  file_bytes=api.fake.settings.max_image_bytes),
+                  file_bytes=api.settings.max_image_bytes),
         api.route("/discarded/videos", {"GET": list_discarded}),
         api.route("/discarded/videos/{video_id}", {"GET": get_discarded, "PATCH": patch_discarded}),
         api.route("/tags", {"GET": tags}),

@@ -4,6 +4,7 @@ public operations with random ids for every fake."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -67,8 +68,9 @@ def test_operation_keeps_its_documented_contract_with_live_ids(label: str) -> No
                 case.body["videoId"] = played
             if isinstance(case.body.get("mediaId"), str):
                 case.body["mediaId"] = played
-            if isinstance(case.body.get("timecode"), str) and case.body["timecode"][:2].isdigit():
-                case.body["timecode"] = "00:00:01.00"  # within the 2-second source
+            timecode = case.body.get("timecode")
+            if isinstance(timecode, str) and re.fullmatch(r"[0-9]{2}:[0-5][0-9]:[0-5][0-9](\.[0-9]{2})?", timecode):
+                case.body["timecode"] = "00:00:01.00"  # a valid one stays valid: within the 2-second source
 
     assert basic  # the Basic header of auth_headers is how every case authenticates
     sent = run_operation(fake, label, max_examples=EXAMPLES, tweak=point_at_live_records, with_control_plane=True)
