@@ -156,8 +156,14 @@ class VideoFake(Fake):
         return self.model.usage_report(project)
 
     def webhook_deliveries(self) -> list[dict[str, Any]]:
-        """The outbox: every delivery made, oldest first, with its outcome."""
+        """The outbox: every delivery made, oldest first, with its outcome (each delivery made so far
+        is attempted first, within ``webhook_timeout_s``, so that what it says does not race the
+        sender thread)."""
         self.sync()
+        self.dispatcher.wait(self.settings.webhook_timeout_s + 1)
+        return self.outbox()
+
+    def outbox(self) -> list[dict[str, Any]]:
         return [d.to_json() for d in list(self.model.webhooks.outbox)]
 
     def record_view(self, video_id: Any, seconds: Any) -> dict[str, Any]:

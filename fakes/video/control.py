@@ -6,6 +6,7 @@ kernel's control shape ``{"error", "message"}``.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
@@ -43,7 +44,11 @@ def control_routes(fake: VideoFake) -> list[BaseRoute]:
         return json_response(fake.usage(request.query_params.get("project")))
 
     async def deliveries(request: Request) -> Response:
-        return json_response({"deliveries": fake.webhook_deliveries()})
+        # the deliveries made so far are attempted first, waited for off the event loop (a receiver
+        # may be this very server)
+        fake.sync()
+        await asyncio.to_thread(fake.dispatcher.wait, fake.settings.webhook_timeout_s + 1)
+        return json_response({"deliveries": fake.outbox()})
 
     async def views(request: Request) -> Response:
         body = await read_json_object(request, error=ControlError)

@@ -120,10 +120,17 @@ class Api:
 
     def route(self, path: str, methods: Mapping[str, Handler], *, file_bytes: int | None = None,
               **options: Any) -> BaseRoute:
-        """A route of the API; one that takes a file (``file_bytes`` at most) has a body cap of its own:
-        the file plus the multipart framing, instead of the fake's cap of a JSON body."""
-        route = Route(path, self.endpoint(methods, **options), methods=ALL_METHODS)
-        return route if file_bytes is None else limit_body(route, file_bytes + UPLOAD_FRAMING_BYTES)
+        """A route of the API (every method: the others are the service's 405). Where its POST takes a
+        file (``file_bytes`` at most) that POST has a body cap of its own, the file plus the multipart
+        framing; the path's other methods keep the fake's cap of a JSON body (see ``routes``)."""
+        return Route(path, self.endpoint(methods, **options), methods=ALL_METHODS)
+
+    def routes(self, path: str, methods: Mapping[str, Handler], *, file_bytes: int,
+               **options: Any) -> list[BaseRoute]:
+        """The routes of a path whose POST uploads a file: that POST first (its own cap), then the path."""
+        endpoint = self.endpoint(methods, **options)
+        upload = limit_body(Route(path, endpoint, methods=["POST"]), file_bytes + UPLOAD_FRAMING_BYTES)
+        return [upload, Route(path, endpoint, methods=ALL_METHODS)]
 
     # -- query parameters and pages ------------------------------------------------------------
     def paging(self, request: Request) -> dict[str, Any]:

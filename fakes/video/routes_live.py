@@ -112,11 +112,11 @@ def routes(api: Api) -> list[BaseRoute]:
     return [
         api.route("/live-streams", {"GET": live_streams, "POST": live_streams}),
         api.route("/live-streams/{live_id}", {"GET": live_stream, "PATCH": live_stream, "DELETE": live_stream}),
-        api.route("/live-streams/{live_id}/thumbnail", {"POST": live_thumbnail, "DELETE": live_thumbnail},
+        *api.routes("/live-streams/{live_id}/thumbnail", {"POST": live_thumbnail, "DELETE": live_thumbnail},
                   file_bytes=api.settings.max_image_bytes),
         api.route("/live-streams/{live_id}/complete", {"PUT": complete}),
         api.route("/players", {"GET": players, "POST": players}),
         api.route("/players/{player_id}", {"GET": player, "PATCH": player, "DELETE": player}),
-        api.route("/players/{player_id}/logo", {"POST": logo, "DELETE": logo},
+        *api.routes("/players/{player_id}/logo", {"POST": logo, "DELETE": logo},
                   file_bytes=api.settings.max_image_bytes),
     ]

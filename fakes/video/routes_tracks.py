@@ -128,15 +128,15 @@ def routes(api: Api) -> list[BaseRoute]:
 
     return [
         api.route("/videos/{video_id}/captions", {"GET": captions}),
-        api.route("/videos/{video_id}/captions/{language}",
+        *api.routes("/videos/{video_id}/captions/{language}",
                   {"GET": caption, "POST": caption, "PATCH": caption, "DELETE": caption}, file_bytes=MAX_TRACK_BYTES),
         api.route("/videos/{video_id}/chapters", {"GET": chapters}),
-        api.route("/videos/{video_id}/chapters/{language}", {"GET": chapter, "POST": chapter, "DELETE": chapter},
+        *api.routes("/videos/{video_id}/chapters/{language}", {"GET": chapter, "POST": chapter, "DELETE": chapter},
                   file_bytes=MAX_TRACK_BYTES),
         api.route("/summaries", {"GET": summaries, "POST": summaries}),
         api.route("/summaries/{summary_id}", {"DELETE": summary}),
         api.route("/summaries/{summary_id}/source", {"GET": summary_source, "PATCH": summary_source}),
-        api.route("/watermarks", {"GET": watermarks, "POST": watermarks}, file_bytes=api.settings.max_image_bytes),
+        *api.routes("/watermarks", {"GET": watermarks, "POST": watermarks}, file_bytes=api.settings.max_image_bytes),
         api.route("/watermarks/{watermark_id}", {"DELETE": watermark}),
         api.route("/webhooks", {"GET": webhooks, "POST": webhooks}),
         api.route("/webhooks/{webhook_id}", {"GET": webhook, "DELETE": webhook}),

@@ -98,9 +98,9 @@ def routes(api: Api) -> list[BaseRoute]:
 
     return [
         # an upload streams to disk: its cap is the documented file limit (plus the framing)
-        api.route("/videos/{video_id}/source", {"POST": upload}, upload_methods=("POST",),
+        *api.routes("/videos/{video_id}/source", {"POST": upload}, upload_methods=("POST",),
                   file_bytes=settings.max_upload_bytes),
-        api.route("/upload", {"POST": token_upload}, authenticated=False, upload_methods=("POST",),
+        *api.routes("/upload", {"POST": token_upload}, authenticated=False, upload_methods=("POST",),
                   bucket_of=token_bucket, file_bytes=settings.max_upload_bytes),
         api.route("/upload-tokens", {"GET": tokens, "POST": tokens}),
         api.route("/upload-tokens/{token}", {"GET": token, "DELETE": token}),

@@ -135,7 +135,7 @@ def routes(api: Api) -> list[BaseRoute]:
         api.route("/videos", {"GET": list_videos, "POST": create_video}),
         api.route("/videos/{video_id}", {"GET": get_video, "PATCH": patch_video, "DELETE": delete_video}),
         api.route("/videos/{video_id}/status", {"GET": status}),
-        api.route("/videos/{video_id}/thumbnail", {"POST": upload_thumbnail, "PATCH": pick_thumbnail},
+        *api.routes("/videos/{video_id}/thumbnail", {"POST": upload_thumbnail, "PATCH": pick_thumbnail},
                   file_bytes=api.settings.max_image_bytes),
         api.route("/discarded/videos", {"GET": list_discarded}),
         api.route("/discarded/videos/{video_id}", {"GET": get_discarded, "PATCH": patch_discarded}),

@@ -67,6 +67,7 @@ def load(model: VideoModel, state: dict[str, Any]) -> None:
     model.upload_tokens.load_state(read.object("upload_tokens"), projects, model.videos)
     model.analytics.load_state(read.array("plays", max_items=10_000_000), read.where("plays"), projects)
     model.webhooks.load_state(read.object("webhooks"), projects)
+    model.pending.extend(model.webhooks.unsent())  # the restored fake sends what the original had not yet
     usage = read.object("usage")
     for project_id in usage.value:
         if project_id not in projects:

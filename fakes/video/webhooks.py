@@ -143,6 +143,10 @@ class Webhooks:
             made.append(delivery)
         return made
 
+    def unsent(self) -> list[Delivery]:
+        """Deliveries not attempted yet (a restored fake sends them, as the original would have)."""
+        return [d for d in self.outbox if d.status == "pending"]
+
     def to_state(self) -> dict[str, Any]:
         return {"subscriptions": [s.to_state() for s in self.subscriptions.values()],
                 "outbox": [d.to_state() for d in self.outbox], "count": self.count}
@@ -186,6 +190,6 @@ class Webhooks:
                                 item.integer("response_status", minimum=100, maximum=599, nullable=True),
                                 item.text("error", max_length=10_000, nullable=True),
                                 item.integer("attempts", minimum=0, maximum=MAX_COUNT))
-            if delivery.status == "pending":
-                delivery.status = "not_sent"  # an imported outbox is history, not work to redo
+            if delivery.status == "pending" and not delivery.deliverable:
+                refuse(item.where("status"), "is pending for a delivery that is never sent (not_sent)")
             self.outbox.append(delivery)

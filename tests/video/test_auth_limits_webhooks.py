@@ -287,7 +287,7 @@ def test_a_slow_receiver_blocks_neither_the_clock_nor_requests() -> None:
         fake.advance(600)  # emits two deliveries to a receiver that needs a second for each
         assert client.get("/videos").status_code == 200
         assert time.perf_counter() - started < 0.5
-        assert fake.webhook_deliveries()[1]["status"] == "pending"  # still queued behind the slow first one
+        assert fake.outbox()[1]["status"] == "pending"  # still queued behind the slow first one
         assert fake.wait_for_webhooks(10)
     assert len(receiver.received) == 2
 
