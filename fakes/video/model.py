@@ -34,6 +34,7 @@ from .live_rules import LiveRules
 from .live_streams import LiveStreams
 from .media_rules import MediaRules
 from .metering import MeteringRules
+from .payloads import creation_fields, refuse_unknown, update_fields
 from .players import Players
 from .problems import invalid_attribute, not_found, too_many_requests
 from .projects import Project, Projects
@@ -42,7 +43,7 @@ from .summaries import Summaries, already_exists
 from .upload_tokens import UploadTokens
 from .uploads import UploadRules
 from .usage import Usage
-from .videos import Video, atom, creation_fields, later, matches, refuse_unknown, status_of, to_json, update_fields
+from .videos import Video, atom, later, matches, status_of, tag_counts, to_json
 from .watermarks import Watermarks
 from .webhooks import Delivery, Subscription, Webhooks
 
@@ -366,18 +367,7 @@ class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
 
     def tags(self, project: Project, value: str | None, sort_by: str, descending: bool) -> list[dict[str, Any]]:
         """The project's tags with the number of (not discarded) videos carrying each."""
-        counts: dict[str, int] = {}
-        for video in self.list_videos(project, {}):
-            for tag in dict.fromkeys(video.tags):
-                counts[tag] = counts.get(tag, 0) + 1
-        wanted = (value or "").lower()
-        rows: list[dict[str, Any]] = [{"value": tag, "videoCount": count} for tag, count in counts.items()
-                                      if wanted in tag.lower()]
-        if sort_by == "videoCount":  # ties by value, A to Z either way
-            rows.sort(key=lambda r: (-r["videoCount"] if descending else r["videoCount"], r["value"]))
-        else:
-            rows.sort(key=lambda r: r["value"], reverse=descending)
-        return rows
+        return tag_counts(self.list_videos(project, {}), value, sort_by, descending)
 
     # -- status --------------------------------------------------------------------------------
     def status(self, project: Project, video_id: str, flagged: Flagged) -> dict[str, Any]:
@@ -397,17 +387,6 @@ class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
             return self.webhooks.subscribe(project.project_id, body, self.clock.now_ms(),
                                            other_hosts=self.settings.webhook_other_hosts,
                                            allowed_hosts=self.settings.webhook_hosts)
-
-    def subscription(self, project: Project, webhook_id: str) -> Subscription:
-        sub = self.webhooks.subscriptions.get(webhook_id)
-        if sub is None or sub.project_id != project.project_id:
-            raise not_found("webhookId")
-        return sub
-
-    def unsubscribe(self, project: Project, webhook_id: str) -> None:
-        with self.lock:
-            self.subscription(project, webhook_id)
-            del self.webhooks.subscriptions[webhook_id]
 
     # -- state ---------------------------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:

@@ -121,10 +121,12 @@ def routes(api: Api) -> list[BaseRoute]:
 
     async def webhook(request: Request, project: Project) -> Response:
         webhook_id = request.path_params["webhook_id"]
+        model: VideoModel = api.model
         if request.method == "DELETE":
-            api.model.unsubscribe(project, webhook_id)
+            with model.lock:
+                model.webhooks.unsubscribe(project.project_id, webhook_id)
             return Response(status_code=204)
-        return json_response(api.model.subscription(project, webhook_id).to_json(atom))
+        return json_response(model.webhooks.subscription(project.project_id, webhook_id).to_json(atom))
 
     return [
         api.route("/videos/{video_id}/captions", {"GET": captions}),

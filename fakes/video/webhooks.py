@@ -21,7 +21,7 @@ from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.statecheck import StateReader, check_text, refuse
 
 from . import data
-from .problems import attribute_required, invalid_attribute
+from .problems import attribute_required, invalid_attribute, not_found
 
 MAX_COUNT = 10**12
 EVENTS = ("video.encoding.quality.completed", "video.source.recorded", "video.caption.generated",
@@ -124,6 +124,15 @@ class Webhooks:
                                     local)
         self.subscriptions[subscription.webhook_id] = subscription
         return subscription
+
+    def subscription(self, project_id: str, webhook_id: str) -> Subscription:
+        sub = self.subscriptions.get(webhook_id)
+        if sub is None or sub.project_id != project_id:
+            raise not_found("webhookId")
+        return sub
+
+    def unsubscribe(self, project_id: str, webhook_id: str) -> None:
+        del self.subscriptions[self.subscription(project_id, webhook_id).webhook_id]
 
     def of_project(self, project_id: str) -> list[Subscription]:
         return [s for s in self.subscriptions.values() if s.project_id == project_id]
