@@ -87,12 +87,13 @@ class MeteringRules:
         """``{"mediaId", "seconds", ...}`` or ``{"plays": [...]}``: every play checked first, then all
         recorded (or none)."""
         self.catch_up()
-        items = body.get("plays") if isinstance(body, dict) and set(body) == {"plays"} else [body]
+        batch = isinstance(body, dict) and set(body) == {"plays"}
+        items = body["plays"] if batch else [body]
         if not isinstance(items, list) or not items:
             raise bad_play("plays", "must be a non-empty list of plays")
         sessions: list[Session] = []
         for index, item in enumerate(items):
-            prefix = f"plays[{index}]." if len(items) > 1 or "plays" in body else ""
+            prefix = f"plays[{index}]." if batch else ""
             sessions += self._plays_of(item, prefix, MAX_PLAYS - len(sessions))
         with self.lock:
             for session in sessions:
