@@ -51,6 +51,7 @@ class UploadRules:
     video_count: int
     summaries: Summaries
     upload_tokens: UploadTokens
+    _agenda: list[tuple[int, int, str, str]]
 
     if TYPE_CHECKING:  # provided by the model or its other mixins
         def video(self, project: Project, video_id: str) -> Video:
@@ -233,8 +234,6 @@ class UploadRules:
         self.storage.discard(video.video_id)
         self._agenda[:] = [entry for entry in self._agenda if entry[2] != video.video_id]
         heapq.heapify(self._agenda)
-
-    _agenda: list[tuple[int, int, str, str]]
 
 
 def write_at(source: str, target: str, offset: int) -> None:
