@@ -5,7 +5,9 @@ Entries are imported lazily so that `import fakes` and a single fixture stay che
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -31,11 +33,25 @@ LIVE_FAKES: dict[str, Fake] = {}
 
 def live_fake(name: str, world_id: str | None = None) -> Fake | None:
     """The served fake ``name``; with ``world_id`` (the caller's ``fake.world_id``), its world of
-    that id, so that a world's upstream stays inside the same world (docs/worlds.md)."""
+    that id, so that a world's upstream stays inside the same world (docs/worlds.md). Call what it
+    returns through its ``local_app`` (paths below its base, whatever its prefix or world)."""
     fake = LIVE_FAKES.get(name)
     if fake is not None and world_id is not None and fake.worlds is not None:
         return fake.world(world_id)
     return fake
+
+
+@contextlib.contextmanager
+def live(*fakes: Fake) -> Iterator[None]:
+    """Make fakes built in process reachable from each other by name, as ``fakes serve`` makes the
+    fakes it serves (``with registry.live(relay, enrichment): ...``); restored on exit."""
+    saved = dict(LIVE_FAKES)
+    LIVE_FAKES.update({fake.name: fake for fake in fakes})
+    try:
+        yield
+    finally:
+        LIVE_FAKES.clear()
+        LIVE_FAKES.update(saved)
 
 
 class UnknownService(KeyError):

@@ -20,8 +20,13 @@ CONTROL_ERROR: Schema = {"type": "object", "properties": {"error": {"type": "str
                          "required": ["error", "message"]}
 
 
+#: a character that is not white space as Python's str.strip() sees it, spelled out: \S means
+#: something else in JSON Schema's regexes than in Python's (the model checks with strip())
+NOT_BLANK = "[^\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+
+
 def document(settings: NotesSettings) -> dict[str, Any]:
-    text: Schema = {"type": "string", "minLength": 1, "maxLength": settings.max_text, "pattern": r"\S"}
+    text: Schema = {"type": "string", "minLength": 1, "maxLength": settings.max_text, "pattern": NOT_BLANK}
     tag: Schema = {"type": "string", "minLength": 1, "maxLength": MAX_TAG}
     note: Schema = {
         "type": "object",

@@ -17,7 +17,8 @@ BOOL: Schema = {"type": "boolean"}
 
 
 WEBSITE_PATTERN = r"^(https?://)?([A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?\.)+[A-Za-z]{2,12}/?$"
-NAME_PATTERN = r"^[^|\s][^|]{0,99}$"
+#: ASCII white space spelled out: \s means more in Python's re (\x1c-\x1f, \x85) than in JSON Schema's
+NAME_PATTERN = r"^[^|\x09-\x0d\x20][^|]{0,99}$"
 TEXT: Schema = {"type": "string", "minLength": 1, "maxLength": 500}
 COUNT: Schema = {"type": "integer", "minimum": 0, "maximum": 10_000_000}
 #: bodies of the control plane's own operations; the fake checks bodies against these very schemas

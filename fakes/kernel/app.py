@@ -7,6 +7,7 @@ test passes here, so the common case (no faults registered, no prefix) does as l
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
 from . import requestlog
+from .control import STATE_PATH
 from .errors import ControlError, ServiceError, control_error_body
 from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
@@ -35,14 +37,31 @@ UNJOURNALED = ("/openapi.json",)
 
 
 class FakeApp:
-    """ASGI app of one fake; built once per fake, reads the fake's current state per request."""
+    """ASGI app of one fake; built once per fake, reads the fake's current state per request.
 
-    def __init__(self, fake: Fake, service_router: Router, control_router: Router) -> None:
+    Its two routers are built when first needed (a world that only ever hears control calls
+    never builds its service's routes)."""
+
+    def __init__(self, fake: Fake, service_router: Callable[[], Router], control_router: Callable[[], Router]) -> None:
         self.fake = fake
-        self.service_router = service_router
-        self.control_router = control_router
+        self._build_service_router = service_router
+        self._build_control_router = control_router
+        self._service_router: Router | None = None
+        self._control_router: Router | None = None
         self.prefix = fake.prefix
         self.worlds = fake.worlds  # None in a world (no worlds inside a world)
+
+    @property
+    def service_router(self) -> Router:
+        if self._service_router is None:
+            self._service_router = self._build_service_router()
+        return self._service_router
+
+    @property
+    def control_router(self) -> Router:
+        if self._control_router is None:
+            self._control_router = self._build_control_router()
+        return self._control_router
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -69,6 +88,21 @@ class FakeApp:
             return
         await self.handle(scope, receive, send, path)
 
+    async def local(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The fake as an ASGI app for callers in process that address it by paths below its own
+        base: no mount prefix, no world segment (``Fake.local_app``; the relay's upstream
+        ``{"fake": ...}``). Links it builds still carry its base (prefix and world)."""
+        if scope["type"] != "http":
+            return
+        if scope["method"] == "HEAD":
+            scope, send = _as_get(scope, send)
+        path: str = scope["path"]
+        base = scope.get("root_path", "") + self.prefix
+        raw: bytes = scope.get("raw_path") or path.encode("utf-8", "surrogateescape")
+        inner = {**scope, "app": self.fake, "root_path": base, "path": base + path,
+                 "raw_path": base.encode("utf-8", "surrogateescape") + raw}
+        await self.handle(inner, receive, send, path)
+
     async def handle(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
         """Answer a request whose ``path`` is already relative to this fake's base."""
         if path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/"):
@@ -82,9 +116,10 @@ class FakeApp:
             await control_unauthorized(scope, receive, send)
             return
         routed = _with_route_path(scope, path)
+        fake = self.fake
+        cap = fake.max_state_bytes if path == STATE_PATH else fake.max_control_body_bytes
         try:
-            await self.control_router(routed, limited_receive(receive, routed, self.fake.max_control_body_bytes),
-                                      send)
+            await self.control_router(routed, limited_receive(receive, routed, cap, fake.body_required), send)
         except ClientDisconnect:
             return  # the client left (or was cut off) before its body ended: nobody to answer
         except ServiceError as err:

@@ -16,7 +16,6 @@ from starlette.routing import BaseRoute, Route
 from .clock import MAX_EPOCH_MS, ClockError, ClockRangeError
 from .errors import ControlError
 from .http import finite_number, json_response, query_int, read_json, read_json_object
-from .limits import limit_body
 from .verdicts import SEVERITIES
 from .verify import PatternError, RequestPattern, near_miss_dicts, search
 
@@ -24,105 +23,62 @@ if TYPE_CHECKING:
     from .fake import Fake
 
 
-def control_routes(fake: Fake) -> list[BaseRoute]:
-    async def health(request: Request) -> Response:
-        return json_response({"service": fake.name, "status": "ok"})
-
-    async def reset(request: Request) -> Response:
-        fake.reset()
-        return json_response({"service": fake.name, "status": "reset", "clock": fake.clock.describe()})
-
-    async def clock(request: Request) -> Response:
-        if request.method == "POST":
-            body = await read_json_object(request, error=ControlError)
-            if len(body) != 1 or not set(body) <= {"advance_seconds", "set_epoch_ms"}:
-                raise ControlError(400, "send exactly one of {\"advance_seconds\": N} or {\"set_epoch_ms\": N}",
-                                   code="invalid_clock")
-            try:
-                if "advance_seconds" in body:
-                    fake.advance(_number(body["advance_seconds"], "advance_seconds"))
-                else:
-                    fake.set_time_ms(_whole(body["set_epoch_ms"], "set_epoch_ms"))
-            except ClockRangeError as exc:  # not finite, or past year 9999: nothing moved
-                raise ControlError(400, str(exc), code="invalid_clock", field=next(iter(body))) from None
-            except ClockError as exc:
-                raise ControlError(409, str(exc), code="clock_backwards") from None
-        return json_response(fake.clock.describe())
-
-    async def journal(request: Request) -> Response:
-        if request.method == "DELETE":
-            fake.clear_journal()
-            return json_response({"cleared": True})
-        params = request.query_params
-        limit = query_int(params, "limit", minimum=0, maximum=JOURNAL_LIMIT_MAX, error=ControlError)
-        details = params.get("details") not in ("0", "false")
-        if any(name in params for name in ("status", "header", "body_contains")):
-            entries = journal_search(fake, params, limit, details)
-        else:
-            entries = fake.journal_entries(
-                method=params.get("method"), path=params.get("path"),
-                warnings_only=params.get("warnings") in ("1", "true"),
-                limit=limit or None, details=details,
-            )
-        return json_response({"entries": entries, "size": fake.journal.size, "total": fake.journal.total})
-
-    async def faults(request: Request) -> Response:
-        if request.method == "POST":
-            body = await read_json_object(request, error=ControlError)
-            return json_response(fake.add_fault(**body), 201)
-        if request.method == "DELETE":
-            fake.clear_faults()
-            return json_response({"faults": []})
-        return json_response({"faults": fake.list_faults()})
-
-    async def fault(request: Request) -> Response:
-        fault_id = request.path_params["fault_id"]
-        if not fake.remove_fault(fault_id):
-            raise ControlError(404, f"no fault {fault_id}", code="not_found")
-        return json_response({"deleted": fault_id})
-
-    async def verdicts(request: Request) -> Response:
-        if request.method == "DELETE":
-            fake.clear_verdicts()
-            return json_response({"cleared": True})
-        severity = request.query_params.get("severity")
-        if severity is not None and severity not in SEVERITIES:
-            raise ControlError(400, f"severity must be one of {', '.join(SEVERITIES)}", code="invalid_parameter",
-                               field="severity")
-        log = fake.verdict_log
-        return json_response({"verdicts": fake.verdicts(severity), "offences": log.total(),
-                              "rules": [rule.to_dict() for rule in fake.client_rules],
-                              "silenced": sorted(log.silenced)})
-
-    async def state(request: Request) -> Response:
-        if request.method == "PUT":
-            body = await read_json(request, error=ControlError)
-            if not isinstance(body, dict):
-                raise ControlError(400, "state must be a JSON object from GET /_fake/state", code="invalid_state")
-            fake.import_state(body)
-            return json_response({"imported": True})
-        return json_response(fake.export_state())
-
-    return [
-        Route("/_fake/health", health, methods=["GET"]),
-        Route("/_fake/reset", reset, methods=["POST"]),
-        Route("/_fake/clock", clock, methods=["GET", "POST"]),
-        Route("/_fake/journal", journal, methods=["GET", "DELETE"]),
-        Route("/_fake/journal/find", journal_find, methods=["POST"]),
-        Route("/_fake/faults", faults, methods=["GET", "POST", "DELETE"]),
-        Route("/_fake/faults/{fault_id}", fault, methods=["DELETE"]),
-        limit_body(Route("/_fake/state", state, methods=["GET", "PUT"]), fake.max_state_bytes),
-        Route("/_fake/verdicts", verdicts, methods=["GET", "DELETE"]),
-    ]
+def fake_of(request: Request) -> Fake:
+    """The fake (or world) a control request is for: the kernel puts it in the scope's ``app``."""
+    fake: Fake = request.scope["app"]
+    return fake
 
 
-JOURNAL_LIMIT_MAX = 2**31 - 1
+async def health(request: Request) -> Response:
+    return json_response({"service": fake_of(request).name, "status": "ok"})
+
+
+async def reset(request: Request) -> Response:
+    fake = fake_of(request)
+    fake.reset()
+    return json_response({"service": fake.name, "status": "reset", "clock": fake.clock.describe()})
+
+
+async def clock(request: Request) -> Response:
+    fake = fake_of(request)
+    if request.method == "POST":
+        body = await read_json_object(request, error=ControlError)
+        if len(body) != 1 or not set(body) <= {"advance_seconds", "set_epoch_ms"}:
+            raise ControlError(400, "send exactly one of {\"advance_seconds\": N} or {\"set_epoch_ms\": N}",
+                               code="invalid_clock")
+        try:
+            if "advance_seconds" in body:
+                fake.advance(_number(body["advance_seconds"], "advance_seconds"))
+            else:
+                fake.set_time_ms(_whole(body["set_epoch_ms"], "set_epoch_ms"))
+        except ClockRangeError as exc:  # not finite, or past year 9999: nothing moved
+            raise ControlError(400, str(exc), code="invalid_clock", field=next(iter(body))) from None
+        except ClockError as exc:
+            raise ControlError(409, str(exc), code="clock_backwards") from None
+    return json_response(fake.clock.describe())
+
+
+async def journal(request: Request) -> Response:
+    fake = fake_of(request)
+    if request.method == "DELETE":
+        fake.clear_journal()
+        return json_response({"cleared": True})
+    params = request.query_params
+    limit = query_int(params, "limit", minimum=0, maximum=JOURNAL_LIMIT_MAX, error=ControlError)
+    details = _flag(params, "details", True)
+    warnings_only = _flag(params, "warnings", False)
+    if any(name in params for name in ("status", "header", "body_contains")):
+        entries = journal_search(fake, params, limit, details, warnings_only)
+    else:
+        entries = fake.journal_entries(method=params.get("method"), path=params.get("path"),
+                                       warnings_only=warnings_only, limit=limit or None, details=details)
+    return json_response({"entries": entries, "size": fake.journal.size, "total": fake.journal.total})
 
 
 async def journal_find(request: Request) -> Response:
     """``POST /_fake/journal/find``: the entries matching a request pattern (fakes/kernel/verify.py),
     their count, and the closest entries with the criteria they failed when none matched."""
-    fake: Fake = request.scope["app"]
+    fake = fake_of(request)
     body = await read_json_object(request, error=ControlError)
     limit = body.pop("limit", 0)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= JOURNAL_LIMIT_MAX:
@@ -138,7 +94,17 @@ async def journal_find(request: Request) -> Response:
                           "total": fake.journal.total})
 
 
-def journal_search(fake: Fake, params: Any, limit: int | None, details: bool) -> list[dict[str, Any]]:
+def _flag(params: Any, name: str, default: bool) -> bool:
+    value = params.get(name)
+    if value is None:
+        return default
+    if value not in ("1", "true", "0", "false"):
+        raise ControlError(400, f"{name} takes 1, true, 0 or false", code="invalid_parameter", field=name)
+    return value in ("1", "true")
+
+
+def journal_search(fake: Fake, params: Any, limit: int | None, details: bool,
+                   warnings_only: bool) -> list[dict[str, Any]]:
     """``GET /_fake/journal`` with ``status``, ``header`` (``Name: value``, or ``Name``: present) or
     ``body_contains``: the pattern search of ``POST /_fake/journal/find`` from query parameters."""
     headers: dict[str, Any] = {}
@@ -152,8 +118,7 @@ def journal_search(fake: Fake, params: Any, limit: int | None, details: bool) ->
     pattern = _pattern(lambda: RequestPattern.build(
         params.get("method"), params.get("path"), headers=headers, body_contains=params.get("body_contains"),
         status=int(status) if status is not None and status.isdigit() and status.isascii() else status))
-    records = [r for r in search(fake.journal, pattern, near_misses=0).matches
-               if params.get("warnings") not in ("1", "true") or r.warnings]
+    records = [r for r in search(fake.journal, pattern, near_misses=0).matches if r.warnings or not warnings_only]
     if limit:
         records = records[-limit:]
     return [fake.journal.entry(r, details=details) for r in records]
@@ -164,6 +129,73 @@ def _pattern(build: Callable[[], RequestPattern]) -> RequestPattern:
         return build()
     except PatternError as exc:
         raise ControlError(400, str(exc), code="invalid_pattern", field=exc.field) from None
+
+
+async def faults(request: Request) -> Response:
+    fake = fake_of(request)
+    if request.method == "POST":
+        body = await read_json_object(request, error=ControlError)
+        return json_response(fake.add_fault(**body), 201)
+    if request.method == "DELETE":
+        fake.clear_faults()
+        return json_response({"faults": []})
+    return json_response({"faults": fake.list_faults()})
+
+
+async def fault(request: Request) -> Response:
+    fault_id = request.path_params["fault_id"]
+    if not fake_of(request).remove_fault(fault_id):
+        raise ControlError(404, f"no fault {fault_id}", code="not_found")
+    return json_response({"deleted": fault_id})
+
+
+async def verdicts(request: Request) -> Response:
+    fake = fake_of(request)
+    if request.method == "DELETE":
+        fake.clear_verdicts()
+        return json_response({"cleared": True})
+    severity = request.query_params.get("severity")
+    if severity is not None and severity not in SEVERITIES:
+        raise ControlError(400, f"severity must be one of {', '.join(SEVERITIES)}", code="invalid_parameter",
+                           field="severity")
+    log = fake.verdict_log
+    return json_response({"verdicts": fake.verdicts(severity), "offences": log.total(),
+                          "rules": [rule.to_dict() for rule in fake.client_rules],
+                          "silenced": sorted(log.silenced)})
+
+
+async def state(request: Request) -> Response:
+    fake = fake_of(request)
+    if request.method == "PUT":  # its body cap is the fake's max_state_bytes (FakeApp._control)
+        body = await read_json(request, error=ControlError)
+        if not isinstance(body, dict):
+            raise ControlError(400, "state must be a JSON object from GET /_fake/state", code="invalid_state")
+        fake.import_state(body)
+        return json_response({"imported": True})
+    return json_response(fake.export_state())
+
+
+STATE_PATH = "/_fake/state"
+#: the shared control routes: one set for every fake and world (the handlers find theirs in the scope)
+ROUTES: list[BaseRoute] = [
+    Route("/_fake/health", health, methods=["GET"]),
+    Route("/_fake/reset", reset, methods=["POST"]),
+    Route("/_fake/clock", clock, methods=["GET", "POST"]),
+    Route("/_fake/journal", journal, methods=["GET", "DELETE"]),
+    Route("/_fake/journal/find", journal_find, methods=["POST"]),
+    Route("/_fake/faults", faults, methods=["GET", "POST", "DELETE"]),
+    Route("/_fake/faults/{fault_id}", fault, methods=["DELETE"]),
+    Route(STATE_PATH, state, methods=["GET", "PUT"]),
+    Route("/_fake/verdicts", verdicts, methods=["GET", "DELETE"]),
+]
+
+
+def control_routes(fake: Fake | None = None) -> list[BaseRoute]:
+    """The kernel's control routes (shared by every fake: a world holds none of its own)."""
+    return ROUTES
+
+
+JOURNAL_LIMIT_MAX = 2**31 - 1
 
 
 def _number(value: Any, name: str) -> float:

@@ -31,7 +31,7 @@ from .limits import (
     resolve_cap,
     route_cap,
 )
-from .openapi import merge_control_plane, secure_control_plane
+from .openapi import control_paths, merge_control_plane, required_bodies, secure_control_plane, template_key
 from .routing import ServiceRouter
 from .settings import FakeSettings
 from .statecheck import StateError, check_integer
@@ -219,17 +219,46 @@ class Fake:
     @property
     def app(self) -> FakeApp:
         if self._app is None:
-            # the service's routes first: they are what requests hit (routers try routes in order)
-            service = ServiceRouter([*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
-            control = Router(routes=[*control_routes(self), *world_control_routes(self), *DASHBOARD_ROUTES,
-                                     *_under_control_prefix(self.control_routes())])
-            self._app = FakeApp(self, service, control)
+            self._app = FakeApp(self, self._service_router, self._control_router)
         return self._app
+
+    def body_required(self, scope: Any) -> bool:
+        """Whether the control operation a request was routed to documents its body as required
+        (the kernel then refuses an empty one with a 400: the documents say what the server does).
+        Read from the service's document once per class, not per world."""
+        route = scope.get("route")
+        path = getattr(route, "path", None)
+        if path is None:
+            return False
+        cls = type(self)
+        required = _REQUIRED_BODIES.get(cls)
+        if required is None:
+            document = {"paths": {**control_paths(), **self.openapi_document().get("paths", {})}}
+            required = _REQUIRED_BODIES[cls] = required_bodies(document)
+        return template_key(scope["method"], path) in required
+
+    @property
+    def local_app(self) -> Any:
+        """This fake's ASGI app for callers in process that send paths below its base URL (without
+        its mount prefix or world segment), as one fake standing behind another does (the relay's
+        upstream ``{"fake": ...}``): the same answers ``base_url + path`` gets over HTTP."""
+        return self.app.local
+
+    def _service_router(self) -> ServiceRouter:
+        # the service's routes first: they are what requests hit (routers try routes in order)
+        return ServiceRouter([*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
+
+    def _control_router(self) -> Router:
+        # the kernel's routes are shared by every fake and world; the worlds' and the service's own
+        # are this fake's
+        return Router(routes=[*control_routes(), *world_control_routes(self), *DASHBOARD_ROUTES,
+                              *_under_control_prefix(self.control_routes())])
 
     def openapi(self) -> dict[str, Any]:
         if self._openapi is None:
             self._openapi = merge_control_plane(self.openapi_document(), prefix=self.prefix,
-                                                max_fault_latency_ms=self.faults.max_latency_ms)
+                                                max_fault_latency_ms=self.faults.max_latency_ms,
+                                                service=self.name, seed=self.seed)
             if self.worlds is not None:
                 self._openapi["paths"].update(world_openapi_paths())
             self._openapi["paths"].update(dashboard_paths())
@@ -352,7 +381,10 @@ class Fake:
             raise StateError("format", f"must be {STATE_FORMAT}")
         if state.get("seed") != self.seed or isinstance(state.get("seed"), bool):
             raise StateError("seed", f"differs from this fake's seed {self.seed}")
-        problem = check_json_value(state)  # HTTP bodies are checked at the door; Python callers here
+        # HTTP bodies are checked at the door; Python callers here. Integers past 64 bits only in fault
+        # bodies (answered as sent); the model's must fit what every JSON encoder writes
+        problem = (check_json_value({k: v for k, v in state.items() if k != "faults"})
+                   or check_json_value(state.get("faults"), "faults", integers=False))
         if problem is not None:
             raise StateError(problem.partition(":")[0], problem.partition(": ")[2])
         self._check_settings(state)
@@ -423,6 +455,10 @@ class Fake:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} seed={self.seed} clock={self.clock.spec}>"
+
+
+#: per Fake class: its control operations whose body is required (Fake.body_required)
+_REQUIRED_BODIES: dict[type, frozenset[tuple[str, str]]] = {}
 
 
 def _under_control_prefix(routes: list[BaseRoute]) -> list[BaseRoute]:

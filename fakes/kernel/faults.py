@@ -98,7 +98,7 @@ MAX_TIMES = 2**31 - 1
 MAX_PATH = 2_000
 _METHOD = re.compile(r"\*|[A-Z]{1,20}")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")
-_HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]{0,4000}")  # no CR, LF or other control characters
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e\xa0-\xff]{0,4000}")  # printable Latin-1: no CR, LF, C0 or C1 controls
 FRAMING_HEADERS = frozenset({"content-length", "transfer-encoding"})  # the fake frames the answer itself
 
 
@@ -184,7 +184,8 @@ def parse_rule(rule_id: str, spec: dict[str, Any], *, max_latency_ms: float = DE
     if not isinstance(drop, bool):
         raise _refuse("drop", "must be true or false")
     body = spec.get("body")
-    problem = check_json_value(body, "body")
+    # integers of any size are answered as sent (the document's "any JSON"; fakes.kernel.http.dumps)
+    problem = check_json_value(body, "body", integers=False)
     if problem is not None:
         raise _refuse("body", problem)
     rule = FaultRule(
@@ -210,9 +211,17 @@ class FaultSet:
 
     def __init__(self, seed: int, *, max_latency_ms: float | None = None) -> None:
         self.rules: list[FaultRule] = []
-        self.rng = random.Random(seed)
+        self.seed = seed
+        self._rng: random.Random | None = None  # made on first use: its 2.5 KB state is per world
         self._ids = itertools.count(1)
         self.max_latency_ms = max_latency_from_env() if max_latency_ms is None else max_latency_ms
+
+    @property
+    def rng(self) -> random.Random:
+        """The seeded generator of ``probability`` draws (made when first needed)."""
+        if self._rng is None:
+            self._rng = random.Random(self.seed)
+        return self._rng
 
     def add(self, spec: dict[str, Any]) -> FaultRule:
         rule = parse_rule(f"f{self._peek_next_id()}", spec, max_latency_ms=self.max_latency_ms)
@@ -244,7 +253,7 @@ class FaultSet:
         return None
 
     def to_state(self) -> dict[str, Any]:
-        version, internal, gauss = self.rng.getstate()
+        version, internal, gauss = (self._rng or random.Random(self.seed)).getstate()  # kept unmade
         return {"rules": [r.to_dict() for r in self.rules],
                 "rng": [version, list(internal), gauss],
                 "next_id": self._peek_next_id()}
@@ -274,8 +283,9 @@ class FaultSet:
                 inner = exc.extra.get("field")
                 raise ControlError(400, f"{where}: {exc.message}", code="invalid_state",
                                    field=f"{where}.{inner}" if inner else where) from None
-        rng = random.Random()
+        rng: random.Random | None = None  # no generator state given: this set's (made or not)
         if "rng" in state:
+            rng = random.Random()
             try:
                 version, internal, gauss = state["rng"]
                 if (not isinstance(internal, list) or len(internal) != 625
@@ -286,13 +296,14 @@ class FaultSet:
             except (TypeError, ValueError) as exc:
                 raise ControlError(400, f"faults.rng is not a random generator state: {exc}", code="invalid_state",
                                    field="faults.rng") from None
-        else:
-            rng.setstate(self.rng.getstate())
+        elif self._rng is not None:
+            rng = random.Random()
+            rng.setstate(self._rng.getstate())
         next_id = state.get("next_id", len(rules) + 1)
         if isinstance(next_id, bool) or not isinstance(next_id, int) or not 1 <= next_id <= 2**62:
             raise ControlError(400, "faults.next_id must be a whole number >= 1", code="invalid_state",
                                field="faults.next_id")
-        self.rules, self.rng, self._ids = rules, rng, itertools.count(next_id)
+        self.rules, self._rng, self._ids = rules, rng, itertools.count(next_id)
 
     def _peek_next_id(self) -> int:
         value = next(self._ids)

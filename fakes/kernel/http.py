@@ -20,8 +20,15 @@ _INTEGER = re.compile(r"-?[0-9]+")
 
 def dumps(content: Any) -> bytes:
     """Compact UTF-8 JSON, the bytes ``json.dumps(content, ensure_ascii=False, separators=(",", ":"))``
-    gives (tested), about 10x faster on large pages; orjson is a plain dependency."""
-    return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+    gives (tested), about 10x faster on large pages; orjson is a plain dependency. orjson writes
+    integers up to 64 bits; a larger one (a fault's free-form body may hold it) is written by the
+    standard library instead."""
+    try:
+        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        if check_json_value(content, integers=False) is not None:
+            raise
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class JSONResponse(Response):

@@ -61,7 +61,10 @@ class Record(NamedTuple):
 
 
 class Journal:
-    """Oldest-first record of requests; the oldest entries fall off past ``size``."""
+    """Oldest-first record of requests; the oldest entries fall off past ``size``.
+
+    Its slots grow with use, up to ``size``, then are reused as a ring: a fake (or a world) that
+    received few requests holds a journal of that few (an empty world, none at all)."""
 
     def __init__(self, size: int = DEFAULT_JOURNAL_SIZE, *, body_bytes: int = DEFAULT_BODY_BYTES,
                  total_bytes: int = DEFAULT_JOURNAL_BYTES, redactor: Redactor | None = None) -> None:

@@ -104,15 +104,26 @@ def declared_length(scope: Scope) -> int | None:
     return None
 
 
-def limited_receive(receive: Receive, scope: Scope, default_cap: int) -> Callable[[], Awaitable[Message]]:
+class BodyRequired(ServiceError):
+    """An operation whose document says its body is required, called without one (a 400)."""
+
+    def __init__(self) -> None:
+        super().__init__(400, "this operation needs a JSON body (its OpenAPI document says the body is required)",
+                         code="body_required")
+
+
+def limited_receive(receive: Receive, scope: Scope, default_cap: int,
+                    needs_body: Callable[[Scope], bool] | None = None) -> Callable[[], Awaitable[Message]]:
     """``receive`` refusing a body past the matched route's cap (``default_cap`` unless the
-    route declared one): the declared length before the first read, the bytes as they come."""
+    route declared one): the declared length before the first read, the bytes as they come.
+    ``needs_body(scope)`` (asked once the route is matched): an empty body is refused."""
     seen = 0
     cap = -1
 
     async def receive_within_cap() -> Message:
         nonlocal seen, cap
-        if cap < 0:  # the first read: the router has matched the route by now
+        first = cap < 0
+        if first:  # the first read: the router has matched the route by now
             declared = route_cap(scope.get("route"))
             cap = default_cap if declared is None else declared
             length = declared_length(scope)
@@ -124,6 +135,8 @@ def limited_receive(receive: Receive, scope: Scope, default_cap: int) -> Callabl
             seen += len(body)
             if seen > cap:
                 raise BodyTooLarge(cap)
+        elif first and needs_body is not None and not message.get("more_body") and needs_body(scope):
+            raise BodyRequired()
         return message
 
     return receive_within_cap

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from .clock import MAX_EPOCH_MS
@@ -37,10 +38,13 @@ def _fault_in(max_latency_ms: float) -> dict[str, Any]:
             # name is; schemathesis honours it (propertyNames it ignores)
             "headers": {"type": "object", "nullable": True, "additionalProperties": False,
                         "patternProperties": {r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$": {
-                            "type": "string", "pattern": r"^[\t\x20-\x7e]{0,200}$"}},
-                        "description": "header names without spaces; values without CR, LF or control characters; "
+                            "type": "string", "pattern": r"^[\t\x20-\x7e\xa0-\xff]{0,4000}$"}},
+                        "description": "header names without spaces; values of printable Latin-1 (no CR, LF, "
+                                       "C0 or C1 control characters), at most 4000; "
                                        "Content-Length and Transfer-Encoding are the fake's own (ignored)"},
-            "body": {"description": "JSON value or text; default: the service's own error body"},
+            "body": {"description": "JSON value or text; default: the service's own error body. Integers of "
+                                    "any size are kept and answered as sent; text must be Unicode (no lone "
+                                    "UTF-16 surrogates)"},
             "latency_ms": {"type": "number", "minimum": 0, "maximum": max_latency_ms, "nullable": True,
                            "description": "at most the fake's max_fault_latency_ms"},
             "times": {"type": "integer", "minimum": 1, "maximum": MAX_TIMES, "nullable": True,
@@ -97,6 +101,34 @@ _CLOCK_MOVE = {
 }
 
 
+def state_schema(service: str | None = None, seed: int | None = None) -> dict[str, Any]:
+    """What ``PUT /_fake/state`` takes (and ``GET`` gives): the export's envelope. Its ``model`` is
+    the service's own (valid only as a whole: references between records, this fake's settings),
+    which no schema here states; ``fake.import_state`` validates it field by field."""
+    instant = {"type": "integer", "minimum": 0, "maximum": MAX_EPOCH_MS}
+    return {
+        "type": "object",
+        "required": ["service", "format", "seed", "clock", "model"],
+        "properties": {
+            "service": {"type": "string", **({"enum": [service]} if service else {}),
+                        "description": "the service the state belongs to"},
+            "format": {"type": "integer", "enum": [1]},
+            "seed": {"type": "integer", **({"enum": [seed]} if seed is not None else {}),
+                     "description": "this fake's seed"},
+            "settings": {"type": "object", "description": "must equal this fake's settings when given"},
+            "clock": {"type": "object", "required": ["epoch_ms"],
+                      "properties": {"epoch_ms": instant, "initial_ms": instant, "mode": {"type": "string"},
+                                     "scale": {"type": "number"}}},
+            "faults": {"type": "object", "properties": {
+                "rules": {"type": "array", "items": {"type": "object"}},
+                "rng": {"type": "array", "description": "the seeded generator's state (Python's random)"},
+                "next_id": {"type": "integer", "minimum": 1, "maximum": 2**62}}},
+            "epoch": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+            "model": {"type": "object", "description": "the service's state (see its page)"},
+        },
+    }
+
+
 def json_response_spec(schema: dict[str, Any], description: str = "OK",
                        headers: dict[str, Any] | None = None) -> dict[str, Any]:
     """An OpenAPI response object with a JSON body (what every service document repeats)."""
@@ -133,7 +165,8 @@ def _op(summary: str, responses: dict[str, Any], body: dict[str, Any] | None = N
     return op
 
 
-def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS) -> dict[str, Any]:
+def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS, service: str | None = None,
+                  seed: int | None = None) -> dict[str, Any]:
     obj = {"type": "object"}
     return {
         "/_fake/health": {"get": _op("Liveness: the service name and ok", {"200": _json({
@@ -152,17 +185,18 @@ def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS) -> di
                 "faults": {"type": "array", "items": _FAULT}}})}),
             "post": {**_op("Register a fault rule", {"201": _json(_FAULT), "400": _json(_ERROR)},
                            _fault_in(max_fault_latency_ms)),
-                     ACCEPTANCE_BEYOND_SCHEMA: "integers in the free-form body must fit 64 bits (an untyped "
-                                               "value has no bounds a schema could state)"},
+                     ACCEPTANCE_BEYOND_SCHEMA: "text in the free-form body must be Unicode: a lone UTF-16 "
+                                               "surrogate, valid in JSON, is refused (no schema states it)"},
             "delete": _op("Remove every fault rule", {"200": _json(obj)}),
         },
         "/_fake/faults/{fault_id}": {"delete": {
             **_op("Remove one fault rule", {"200": _json(obj), "404": _json(_ERROR)}),
             "parameters": [{"name": "fault_id", "in": "path", "required": True, "schema": {"type": "string"}}]}},
         "/_fake/state": {
-            "get": _op("Export the whole state as JSON", {"200": _json(obj)}),
+            "get": _op("Export the whole state as JSON", {"200": _json(state_schema(service, seed))}),
             "put": {**_op("Import a state exported by GET (validated whole; a refusal names the field)",
-                          {"200": _json(obj), "400": _json(_ERROR)}, obj),
+                          {"200": _json(obj), "400": _json(_ERROR), "413": _json(_ERROR, "past max_state_bytes")},
+                          state_schema(service, seed)),
                     ACCEPTANCE_BEYOND_SCHEMA: "a state is valid only as a whole: this fake's service, seed and "
                                               "settings, and references between its records"},
         },
@@ -222,7 +256,10 @@ _FIND = {"type": "object", "additionalProperties": False, "properties": {
     "limit": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1, "description": "the last N matches (0: all)"},
     "details": {"type": "boolean", "description": "entries with request and response (default true)"},
 }}
-_HEADER_ITEM = "^[^:]*[^:\\s][^:]*(:.*)?$"
+#: a header criterion of GET /_fake/journal: a name that is not blank as str.strip() sees it, spelled out
+#: (\S means another set in JSON Schema's regexes than in Python's), then ":" and a value, or nothing
+_NOT_BLANK_NAME = "[^:\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+_HEADER_ITEM = "^[^:]*" + _NOT_BLANK_NAME + "[^:]*(:.*)?$"
 _NEAR_MISS = {"type": "object", "required": ["entry", "failed"], "properties": {
     "entry": _ENTRY,
     "failed": {"type": "array", "items": {"type": "object", "required": ["criterion", "why"], "properties": {
@@ -274,12 +311,13 @@ def journal_paths() -> dict[str, Any]:
 
 
 def merge_control_plane(document: dict[str, Any], *, prefix: str = "",
-                        max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS) -> dict[str, Any]:
+                        max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS, service: str | None = None,
+                        seed: int | None = None) -> dict[str, Any]:
     """The service's document plus the shared control-plane paths (a copy; the input is kept)."""
     merged = copy.deepcopy(document)
     merged.setdefault("openapi", "3.0.3")
     paths = merged.setdefault("paths", {})
-    for path, item in control_paths(max_fault_latency_ms=max_fault_latency_ms).items():
+    for path, item in control_paths(max_fault_latency_ms=max_fault_latency_ms, service=service, seed=seed).items():
         paths.setdefault(path, item)
     tags = merged.setdefault("tags", [])
     if not any(t.get("name") == CONTROL_TAG for t in tags):
@@ -287,3 +325,23 @@ def merge_control_plane(document: dict[str, Any], *, prefix: str = "",
     if prefix:
         merged["servers"] = [{"url": prefix}]
     return merged
+
+
+_PARAMETER = re.compile(r"\{[^}]*\}")
+
+
+def template_key(method: str, path: str) -> tuple[str, str]:
+    """(METHOD, path with every ``{parameter}`` as ``{}``): a route and its document's path match
+    whatever each names its parameters."""
+    return method.upper(), _PARAMETER.sub("{}", path)
+
+
+def required_bodies(document: dict[str, Any]) -> frozenset[tuple[str, str]]:
+    """The control operations of a document whose request body is required (``template_key``s)."""
+    found = set()
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            if (isinstance(operation, dict) and CONTROL_TAG in operation.get("tags", ())
+                    and (operation.get("requestBody") or {}).get("required")):
+                found.add(template_key(method, path))
+    return frozenset(found)

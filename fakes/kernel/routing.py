@@ -45,8 +45,9 @@ class ServiceRouter(Router):
     def __init__(self, routes: Sequence[BaseRoute]) -> None:
         super().__init__(routes=list(routes))
         self._remembered: dict[tuple[str, str, str], _Remembered] = {}
-        self._lean_apps: dict[int, ASGIApp] = {id(route): _lean_app(route) for route in self.routes
-                                               if isinstance(route, Route)}
+        # each route's lean app is made at its first match: a world (a router of its own over the
+        # same routes) that answers a few paths pays for those alone
+        self._lean_apps: dict[int, ASGIApp] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or "path_params" in scope:  # nested or not HTTP: Starlette's way
@@ -75,9 +76,11 @@ class ServiceRouter(Router):
         for route in self.routes:
             match, child_scope = route.matches(scope)
             if match is Match.FULL:
-                lean = self._lean_apps.get(id(route))
-                if lean is None or not isinstance(route, Route):
+                if not isinstance(route, Route):
                     return None
+                lean = self._lean_apps.get(id(route))
+                if lean is None:
+                    lean = self._lean_apps[id(route)] = _lean_app(route)
                 return lean, route, child_scope["path_params"]
             if match is Match.PARTIAL:  # Starlette goes on looking for a full match; so do we
                 continue

@@ -148,6 +148,9 @@ class RequestPattern:
         unknown = sorted(set(body) - set(PATTERN_FIELDS))
         if unknown:
             raise PatternError(unknown[0], f"is not a criterion; known: {', '.join(PATTERN_FIELDS)}")
+        for name in PATTERN_FIELDS:
+            if name != "json" and name in body and body[name] is None:  # leave it out to match anything
+                raise PatternError(name, "must not be null")
         return cls.build(**{name: body[name] for name in PATTERN_FIELDS if name in body})
 
     def needs_details(self) -> bool:

@@ -189,7 +189,7 @@ class RelayFake(Fake):
                                     f"{', '.join(registry.LIVE_FAKES) or 'none'})", code="not_found")
         if other is self:
             raise ControlError(400, "the relay cannot be its own upstream", code="invalid_body")
-        self.model.register_upstream(provider, AsgiUpstream(other.app))
+        self.model.register_upstream(provider, AsgiUpstream(other.local_app))  # below its prefix and world
         return {"provider": provider, "upstream": "fake", "fake": fake_name}
 
     def set_saturation(self, **changes: Any) -> dict[str, Any]:

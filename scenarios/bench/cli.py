@@ -21,7 +21,7 @@ from .scale import bench_scale, child_journal, child_pages
 from .servers import child_serve
 from .startup import bench_startup
 from .subjects import KERNEL
-from .worlds import bench_worlds
+from .worlds import bench_worlds, child_world_rounds
 
 
 def refuse(message: str) -> NoReturn:
@@ -157,7 +157,7 @@ def run(options: Options) -> Report:
 
 CHILDREN: dict[str, Callable[[dict[str, Any]], int]] = {
     "_serve": child_serve, "_load": child_load, "_journal": child_journal, "_cold": child_cold,
-    "_pages": child_pages,
+    "_pages": child_pages, "_world_rounds": child_world_rounds,
 }
 
 

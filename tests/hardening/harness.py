@@ -34,7 +34,7 @@ from fakes.kernel.openapi import CONTROL_TAG, control_paths
 #: FAKES_HYPOTHESIS_EXPLORE=1 draws new cases each run (CI's are fixed); FAKES_INVARIANT_EXAMPLES sets how many
 EXPLORE = bool(os.environ.get("FAKES_HYPOTHESIS_EXPLORE"))
 INVARIANT_EXAMPLES = int(os.environ.get("FAKES_INVARIANT_EXAMPLES", "200" if EXPLORE else "6"))
-CONTROL_EXAMPLES = int(os.environ.get("FAKES_CONTROL_EXAMPLES", "200" if EXPLORE else "6"))
+CONTROL_EXAMPLES = int(os.environ.get("FAKES_CONTROL_EXAMPLES", "200" if EXPLORE else "20"))
 MAX_STEPS = 6
 #: CI reports the first failing case as drawn (shrinking one can take minutes); exploring shrinks it
 PHASES = list(Phase) if EXPLORE else [Phase.explicit, Phase.reuse, Phase.generate]

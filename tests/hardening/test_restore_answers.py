@@ -26,8 +26,6 @@ from .realistic import Recorded, drive, recording_client
 MISSING = {
     "relay": "issue 23 item 11: relay export misses its simulated providers' rate-limit windows "
              "(X-RateLimit-Remaining differs; after 600 calls the original answers 429)",
-    "video": "issue 23 item 11: video import turns pending webhook deliveries into not_sent "
-             "(GET /_fake/webhooks/deliveries differs)",
 }
 #: requests sent before the export beyond the scenarios' own, to fill windows and limits
 PUSH = 700

@@ -107,9 +107,11 @@ def _offered_token(content_type: str, body: bytes) -> str | None:
     elif kind == "application/json":
         try:
             fields = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
-        offered = fields.get("token") if isinstance(fields, dict) else None
+        if not isinstance(fields, dict):  # a list (of objects) has no token, and no set of its items
+            return None
+        offered = fields.get("token")
     else:
         return None
     if set(fields) != {"token"} or not isinstance(offered, str) or not 1 <= len(offered) <= MAX_TOKEN:
