@@ -329,7 +329,13 @@ class Fake:
     def verdicts(self, severity: str | None = None) -> list[dict[str, Any]]:
         """Every client rule broken so far (of one ``severity`` if given): rule, severity,
         explanation, source, count, first and last offending request. See docs/verdicts.md."""
+        self.settle_verdicts()
         return self.verdict_log.to_list(severity)
+
+    def settle_verdicts(self) -> None:
+        """Hook: record the verdicts a service can judge only once its client did something else
+        (``self.verdict_log.record(rule, detail, request)``), because they are about to be read.
+        Must change no state a client sees (the export stays the same). Default: none."""
 
     def clear_verdicts(self) -> None:
         """Forget every verdict (the rules and their silencing stay)."""

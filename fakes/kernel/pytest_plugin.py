@@ -17,13 +17,21 @@ fixtures; ``--fakes-seed N`` changes the seed (default 0).
 Strict mode (``--fakes-strict``, the ini option ``fakes_strict = true``, or the marker
 ``@pytest.mark.fakes_strict``; ``@pytest.mark.fakes_strict(False)`` opts one test out) fails a
 test whose client broke an ``error`` client rule of any fake it got from these fixtures, with the
-rule, its explanation, its source and the offending request (see docs/verdicts.md).
+rule, its explanation, its source and the offending request, and names the ``warning`` rules
+broken at the end of the report (see docs/verdicts.md).
+
+``--fakes-port-range 20000-20999`` (``FAKES_PORT_RANGE``, the ini option ``fakes_port_range``) puts
+the ``NAME_url`` and ``NAME_world_url`` servers on ports of that range (CI runners whose firewall
+opens a range only).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import os
+import random
 import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -34,17 +42,67 @@ import pytest
 from .. import registry
 from .clock import Clock
 from .fake import Fake
+from .server import PortInUse
 from .verdicts import render_verdicts, verdicts_of_worlds
 
 #: the fakes a test got from this plugin's fixtures (strict mode judges their clients)
 FAKES_USED = pytest.StashKey[list[Fake]]()
+#: the test report property holding strict mode's warnings (reports cross pytest-xdist's processes)
+WARNINGS_PROPERTY = "contract_fakes_warnings"
+PORT_RANGE_ENV = "FAKES_PORT_RANGE"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--fakes-seed", type=int, default=0, help="seed of the contract-fakes fixtures")
     parser.addoption("--fakes-strict", action="store_true", default=None,
-                     help="fail a test whose client broke an error client rule of a fake (docs/verdicts.md)")
+                     help="fail a test whose client broke an error client rule of a fake, and name the warnings "
+                          "at the end of the report (docs/verdicts.md)")
     parser.addini("fakes_strict", "strict mode for every test (see --fakes-strict)", type="bool", default=False)
+    parser.addoption("--fakes-port-range", metavar="FIRST-LAST", default=None,
+                     help=f"serve the NAME_url and NAME_world_url fixtures on ports FIRST to LAST (default: any free "
+                          f"port; env {PORT_RANGE_ENV}, ini fakes_port_range)")
+    parser.addini("fakes_port_range", "ports of the NAME_url and NAME_world_url fixtures (see --fakes-port-range)",
+                  default="")
+
+
+def port_range(config: pytest.Config) -> range | None:
+    """The ports the served fixtures take: --fakes-port-range, else FAKES_PORT_RANGE, else the ini
+    option, else None (any free port)."""
+    text = config.getoption("--fakes-port-range") or os.environ.get(PORT_RANGE_ENV) or config.getini("fakes_port_range")
+    if not text:
+        return None
+    first, dash, last = str(text).strip().partition("-")
+    try:
+        low, high = int(first), int(last if dash else first)
+    except ValueError:
+        low = high = 0
+    if not 1 <= low <= high <= 65_535:
+        raise pytest.UsageError(f"contract-fakes: the port range is FIRST-LAST with 1 <= FIRST <= LAST <= 65535 "
+                                f"(e.g. 20000-20999), got {text!r} (--fakes-port-range, {PORT_RANGE_ENV} or "
+                                "fakes_port_range)")
+    return range(low, high + 1)
+
+
+@contextlib.contextmanager
+def serve_in_range(fake: Fake, ports: range | None) -> Iterator[str]:
+    """``fake.serve()`` on a free port of ``ports`` (any free port when None): tried from a random
+    one on (xdist workers seldom collide), each taken one skipped; none free is an error."""
+    if ports is None:
+        with fake.serve() as base_url:
+            yield base_url
+        return
+    first = random.randrange(len(ports))
+    with ExitStack() as stack:
+        for step in range(len(ports)):
+            port = ports[(first + step) % len(ports)]
+            try:
+                base_url = stack.enter_context(fake.serve(port=port))
+            except PortInUse:
+                continue
+            yield base_url
+            return
+    raise RuntimeError(f"contract-fakes: no free port in {ports.start}-{ports.stop - 1} for {fake.name} "
+                       f"(--fakes-port-range / {PORT_RANGE_ENV})")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -70,6 +128,17 @@ def is_strict(item: pytest.Item) -> bool:
     return bool(option) if option is not None else bool(item.config.getini("fakes_strict"))
 
 
+def warnings_report(fakes: list[Fake]) -> str:
+    """The warning rules the test's clients broke, per fake and world ("" when none)."""
+    sections = []
+    for fake in fakes:
+        for world_id, verdicts in verdicts_of_worlds(fake, "warning"):
+            if verdicts:
+                label = fake.name if world_id is None else f"{fake.name} (world {world_id})"
+                sections.append(f"  {label}:\n{render_verdicts(verdicts, indent='    ')}")
+    return "\n".join(sections)
+
+
 def strict_report(fakes: list[Fake]) -> str:
     """The readable failure of strict mode ("" when no error rule was broken)."""
     sections: list[str] = []
@@ -92,14 +161,43 @@ def strict_report(fakes: list[Fake]) -> str:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    """Strict mode: after a test that passed, fail it if its client broke an error rule."""
-    result = yield
-    fakes = item.stash.get(FAKES_USED, [])
+    """Strict mode: after a test that passed, fail it if its client broke an error rule; the
+    warning rules its clients broke (passed or not) go to the end of the report."""
+    try:
+        result = yield
+    finally:  # the fakes the test got, make_fake's during its body too
+        fakes = item.stash.get(FAKES_USED, [])
+        if fakes and is_strict(item):
+            warnings = warnings_report(fakes)
+            if warnings:
+                item.user_properties.append((WARNINGS_PROPERTY, warnings))
     if fakes and is_strict(item):
         report = strict_report(fakes)
         if report:
             pytest.fail(report, pytrace=False)
     return result
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Strict mode: name the warning rules each test's clients broke (docs/verdicts.md). Reads the
+    test reports, so it also sees the tests pytest-xdist ran in its workers."""
+    found = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for name, text in getattr(report, "user_properties", ()):
+                if name == WARNINGS_PROPERTY:
+                    found.append((report.nodeid, text))
+    if not found:
+        return
+    terminalreporter.write_sep("=", "contract-fakes: client warnings (strict mode; docs/verdicts.md)")
+    for nodeid, text in sorted(found):
+        terminalreporter.write_line(nodeid)
+        terminalreporter.write_line(text)
+    rules = "test" if len(found) == 1 else "tests"
+    terminalreporter.write_line(f"{len(found)} {rules} with warnings: they fail nothing; fix the client or silence "
+                                "the rule (FAKES_SILENCE_RULES, silence_rules=)")
 
 
 @pytest.fixture
@@ -158,10 +256,11 @@ def service_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., An
         return make_fake(service, **_marker_settings(request, service))
 
     @pytest.fixture(name=f"{stem}_url")
-    @_doc(f"The {service} fake of this test ({stem}_fake) served on a free loopback port: its base URL.")
+    @_doc(f"The {service} fake of this test ({stem}_fake) served on a free loopback port (in "
+          f"--fakes-port-range if given): its base URL.")
     def url_fixture(request: pytest.FixtureRequest) -> Iterator[str]:
         fake: Fake = request.getfixturevalue(f"{stem}_fake")
-        with fake.serve() as base_url:
+        with serve_in_range(fake, port_range(request.config)) as base_url:
             yield base_url
 
     return fake_fixture, url_fixture
@@ -171,8 +270,9 @@ class SharedServers:
     """One live fake per (service, settings) for the whole session, started on first use; each
     test gets a world of its own on it (see :mod:`fakes.kernel.worlds`)."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, ports: range | None = None) -> None:
         self.seed = seed
+        self.ports = ports
         self._servers: dict[tuple[str, str], tuple[Fake, str]] = {}
         self._stack = ExitStack()
         self._world_numbers = itertools.count(1)
@@ -183,7 +283,7 @@ class SharedServers:
         if key not in self._servers:
             # no world cap: a long session creates (and deletes) one world per test
             fake = registry.fake_class(service)(seed=self.seed, clock="manual", max_worlds=0, **settings)
-            self._servers[key] = (fake, self._stack.enter_context(fake.serve()))
+            self._servers[key] = (fake, self._stack.enter_context(serve_in_range(fake, self.ports)))
         return self._servers[key]
 
     def world_id(self, nodeid: str) -> str:
@@ -201,7 +301,7 @@ def fakes_shared_servers(request: pytest.FixtureRequest) -> Iterator[SharedServe
     """The session's shared live fakes, one per service and settings, started on first use.
 
     Each pytest-xdist worker is its own process with its own servers; tests never share a world."""
-    servers = SharedServers(request.config.getoption("--fakes-seed"))
+    servers = SharedServers(request.config.getoption("--fakes-seed"), port_range(request.config))
     try:
         yield servers
     finally:

@@ -18,8 +18,9 @@ from .control import control_routes
 from .domains import DOMAINS
 from .model import SERVICE_ERROR_GENERIC, MemberExportModel
 from .openapi import openapi_document
+from .paging import pending
 from .routes import service_routes
-from .rules import RULES
+from .rules import RULES, STOPPED_AT_TOTAL
 from .settings import MemberExportSettings
 
 __all__ = ["MemberExportFake", "MemberExportModel", "MemberExportSettings"]
@@ -41,6 +42,11 @@ class MemberExportFake(Fake):
     _auth_headers: dict[str, str]
 
     # -- kernel hooks -------------------------------------------------------------------------
+    def settle_verdicts(self) -> None:
+        """A client that stopped paging at ``paging.total`` and did nothing since (paging.py)."""
+        for detail, offence in pending(iter(self.model.members.values()), self.model.judged_stops):
+            self.verdict_log.record(STOPPED_AT_TOTAL, detail, offence)
+
     def create_model(self) -> MemberExportModel:
         return MemberExportModel(self.clock, self.settings, self.seed, self.epoch)
 

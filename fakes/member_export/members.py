@@ -79,6 +79,8 @@ class Member:
     end_of_paging: dict[str, int] = field(default_factory=dict)  # domain or "*" -> start that was past the end
     reported_total: dict[str, int] = field(default_factory=dict)  # domain or "*" -> the last total answered
     last_poll_window: tuple[int, int] | None = None  # (startTime, count) of the previous changelog poll
+    # domain or "*" -> (start, total, pages, instant) of a page after which a client paging by total stops (paging.py)
+    stopped_at: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.view = MemberSeed(self.seed, self.id, self.me, self.created_ms, self.sizes, self.contact_count)
@@ -114,6 +116,7 @@ class Member:
             "last_poll_full": self.last_poll_full, "end_of_paging": self.end_of_paging,
             "reported_total": self.reported_total,
             "last_poll_window": list(self.last_poll_window) if self.last_poll_window else None,
+            "stopped_at": {key: list(note) for key, note in self.stopped_at.items()},
         }
 
     @classmethod
@@ -157,6 +160,7 @@ class Member:
         last_poll_window = None if window is None else (
             check_integer(window[0], read.where("last_poll_window[0]"), minimum=0),
             check_integer(window[1], read.where("last_poll_window[1]"), minimum=0, maximum=2**31 - 1))
+        stopped_at = _stopped_at(read)
         return cls(
             id=read.text("id", max_length=64, pattern=ID_PATTERN), region=read.text("region", pattern="[A-Z]{2}"),
             me=person, created_ms=read.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS),
@@ -166,16 +170,34 @@ class Member:
             appended=appended, changelog=changelog,
             last_poll_ms=read.integer("last_poll_ms", minimum=0, maximum=MAX_EPOCH_MS, nullable=True),
             last_poll_full=read.boolean("last_poll_full"), end_of_paging=end_of_paging,
-            reported_total=reported_total, last_poll_window=last_poll_window,
+            reported_total=reported_total, last_poll_window=last_poll_window, stopped_at=stopped_at,
         )
 
 
 MEMBER_STATE_FIELDS = ("id", "region", "created_ms", "me", "sizes", "build_times", "application", "contact_count",
                        "regulated_at", "appended", "events", "last_poll_ms", "last_poll_full", "end_of_paging",
-                       "reported_total", "last_poll_window")
+                       "reported_total", "last_poll_window", "stopped_at")
 ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 MAX_CELL = 100_000
 MAX_EVENT_ID = 2**53
+
+
+def _stopped_at(read: StateReader) -> dict[str, tuple[int, int, int, int]]:
+    """The paging notes of an imported member (paging.py); states exported before them have none."""
+    if read.value.get("stopped_at") is None:
+        return {}
+    notes = read.object("stopped_at").only([*DOMAINS, "*"])
+    found = {}
+    for key in notes.value:
+        where = notes.where(key)
+        note = notes.value[key]
+        if not isinstance(note, list) or len(note) != 4:
+            refuse(where, "must be [start, total, pages, instant]")
+        start, total, pages = (check_integer(note[i], f"{where}[{i}]", minimum=0, maximum=2**31 - 1) for i in range(3))
+        if not start + 1 < pages:
+            refuse(where, f"holds start {start} of {pages} pages: a note is of a page before the last")
+        found[key] = (start, total, pages, check_integer(note[3], f"{where}[3]", minimum=0, maximum=MAX_EPOCH_MS))
+    return found
 
 
 def read_event(read: StateReader) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from .members import (
     control_error,
     token_from_state,
 )
+from .paging import Judged, moved_on
 from .rules import CHANGELOG_START_TOO_OLD, POLLING_TOO_FAST, REPOLLING_IDENTICAL_WINDOW
 from .settings import MemberExportSettings
 from .snapshots import SnapshotPage, SnapshotReads
@@ -63,6 +64,7 @@ class MemberExportModel(SnapshotReads):
         self.counters = {"members": 0, "tokens": 0, "actions": 0, "events": 0}
         self.event_id_base = 978_000_000 + mix(seed, "event-ids") % 1_000_000
         self._pages: OrderedDict[tuple[Any, ...], list[Row]] = OrderedDict()
+        self.judged_stops: Judged = set()  # paging notes judged already (paging.py; not state)
 
     # -- members and tokens (control plane) ---------------------------------------------------
     def create_member(
@@ -281,6 +283,7 @@ class MemberExportModel(SnapshotReads):
                 broken.append((POLLING_TOO_FAST, f"changelog polled {since / 1000:g} s after the previous poll; the "
                                                  f"documented cadence is once every {settings.poll_interval_s} s "
                                                  "per member"))
+        moved_on(member, self.judged_stops, broken, "then polled the changelog")  # paging.py
         member.changelog.prune(floor)
         events = member.changelog.query(start_time, now, count) if member.regulated_at is not None else []
         member.last_poll_ms, member.last_poll_full = now, len(events) == count

@@ -15,7 +15,8 @@ Only 200 answers are kept, keyed by the exact query string: the same query bytes
 parameter checks, so a hit skips parsing, the model's paging and JSON encoding (about two thirds
 of a snapshot request's time in the app; see docs/benchmark.md). The version and token checks still
 run on every request (a token expires with the clock). A page whose domain has an end-of-paging
-marker is never answered from here, so the model sees the request and can clear the marker.
+marker is never answered from here, so the model sees the request and can clear the marker; nor is
+any page of a member with a paging note (paging.py), and the noted page itself is never kept.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class RenderedPages:
         if entry is None:
             return None
         if (entry.member is not member or now >= entry.valid_until or entry.marker_key in member.end_of_paging
-                or entry.fingerprint != member_fingerprint(member)):
+                or member.stopped_at or entry.fingerprint != member_fingerprint(member)):
             del self._entries[key]
             return None
         self._entries.move_to_end(key)
@@ -104,7 +105,7 @@ class RenderedPages:
         """Keep ``body`` if the page can be kept; the response to send either way."""
         headers = json_headers(body)
         valid_until = page_valid_until(member, domain, now)
-        if valid_until > now:
+        if valid_until > now and (domain or "*") not in member.stopped_at:  # a noted page: the model sees each ask
             self._entries[(member.id, query, prefix)] = _Entry(member, member_fingerprint(member), valid_until,
                                                                domain or "*", body, headers)
             if len(self._entries) > self.size:

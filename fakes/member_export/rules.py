@@ -1,8 +1,9 @@
 """Client rules of the member data export API: what a client must do, from the seed and reference.
 
 Each rule is flagged where the fake sees it broken: the version header in :mod:`.routes`, paging
-in :mod:`.snapshots`, the changelog in :mod:`.model` (models append ``(rule, detail)`` to the list
-their route hands them). Listed in :attr:`MemberExportFake.client_rules`; see docs/verdicts.md.
+in :mod:`.snapshots` (stopping at ``total``: :mod:`.paging`), the changelog in :mod:`.model` (models
+append ``(rule, detail)`` to the list their route hands them). Listed in
+:attr:`MemberExportFake.client_rules`; see docs/verdicts.md.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ RELYING_ON_TOTAL = ClientRule(
     "paging.total is unreliable: a page asked for after the domain's 404 that only the reported total "
     "promised means the client pages by total instead of stopping at the 404.",
     "seed 000 A, Resources: 'a total field that is unreliable and must not be used to decide the end of paging'")
+STOPPED_AT_TOTAL = ClientRule(
+    "member-export/stopped-at-total", "warning",
+    "Paging ends at the 404, not at paging.total: the client stopped after the page total promised as the last "
+    "while later pages still had data, so it silently lost rows (total is unreliable; fakes/member_export/paging.py "
+    "says when it is judged).",
+    "seed 000 A, Resources: 'a total field that is unreliable and must not be used to decide the end of paging'")
 CHANGELOG_START_TOO_OLD = ClientRule(
     "member-export/changelog-start-too-old", "error",
     "startTime may look back at most 28 days; older events are gone, so a client asking for them has lost data "
@@ -40,5 +47,5 @@ REPOLLING_IDENTICAL_WINDOW = ClientRule(
     "seed 000 A, Endpoints rule 2 (inclusive startTime); real-apis.md A.1 Changelog (line 69): the recommended "
     "cursor is the latest processedAt of the previous response")
 
-RULES = (NO_VERSION_HEADER, PAGING_PAST_404, RELYING_ON_TOTAL, CHANGELOG_START_TOO_OLD, POLLING_TOO_FAST,
-         REPOLLING_IDENTICAL_WINDOW)
+RULES = (NO_VERSION_HEADER, PAGING_PAST_404, RELYING_ON_TOTAL, STOPPED_AT_TOTAL, CHANGELOG_START_TOO_OLD,
+         POLLING_TOO_FAST, REPOLLING_IDENTICAL_WINDOW)

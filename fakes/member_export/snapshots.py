@@ -12,6 +12,7 @@ from fakes.kernel.verdicts import Broken
 from .data import DAY_MS, DataGenerator, Row, mix
 from .domains import DOMAINS, UNSUPPORTED_DOMAINS
 from .members import NO_DATA, PAGE_CACHE_SIZE, Clock, Member, bad_request, no_data
+from .paging import Judged, after_page, before_page
 from .rules import PAGING_PAST_404, RELYING_ON_TOTAL
 from .settings import MemberExportSettings
 
@@ -33,6 +34,7 @@ class SnapshotReads:
     settings: MemberExportSettings
     seed: int
     gen: DataGenerator
+    judged_stops: Judged
     _pages: OrderedDict[tuple[Any, ...], list[Row]]
 
     def record_count(self, member: Member, domain: str, now: int) -> tuple[int, list[dict[str, Any]]]:
@@ -64,6 +66,8 @@ class SnapshotReads:
         if member.regulated_at is None:
             raise no_data()
         now = self.clock.now_ms()
+        marker_key = domain or "*"
+        before_page(member, marker_key, start, self.judged_stops, broken)  # stopping at total (paging.py)
         if domain is None:
             located = self._locate(member, start, now)
         else:
@@ -72,7 +76,6 @@ class SnapshotReads:
                 raise no_data()  # still being built: the same answer as the end of paging
             located = (domain, start)
         rows = self._page_rows(member, *located, now) if located is not None else []
-        marker_key = domain or "*"
         marker = member.end_of_paging.get(marker_key)
         if located is None or not rows:
             if marker is not None and start > marker:
@@ -92,6 +95,7 @@ class SnapshotReads:
             pages = self._pages_of(member, domain, now)
         total = max(0, pages + _total_skew(self.seed, member.id, marker_key))
         member.reported_total[marker_key] = total  # what a client relying on total would page up to
+        after_page(member, marker_key, start, total, pages, now)
         return SnapshotPage(located[0], start, rows, self.settings.page_size, total, start > 0)
 
     def _pages_of(self, member: Member, domain: str, now: int) -> int:

@@ -132,13 +132,20 @@ def health(url: str, **kwargs: Any) -> dict[str, Any]:
 
 
 # -- processes -----------------------------------------------------------------------------------
+def _appending(file: Any) -> Any:
+    """``file`` with O_APPEND: the child shares its offset with us and reading moves it (seek(0));
+    without O_APPEND what the child writes meanwhile lands at the start, over the banner."""
+    fcntl.fcntl(file.fileno(), fcntl.F_SETFL, fcntl.fcntl(file.fileno(), fcntl.F_GETFL) | os.O_APPEND)
+    return file
+
+
 class Server:
     """A `fakes serve` (or any) subprocess with its output in files (a pipe could fill up)."""
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> None:
         self.argv = list(argv)
-        self._out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by kill()
-        self._err = tempfile.TemporaryFile()  # noqa: SIM115
+        self._out = _appending(tempfile.TemporaryFile())  # noqa: SIM115 - closed by kill()
+        self._err = _appending(tempfile.TemporaryFile())  # noqa: SIM115
         self.proc = subprocess.Popen(self.argv, env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL,
                                      stdout=self._out, stderr=self._err, start_new_session=True)
 
