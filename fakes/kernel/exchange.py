@@ -99,8 +99,11 @@ class Exchange:
         else:
             body = message.get("body")
             if body:
+                if not self.response_length and len(body) <= self.body_bytes:
+                    self.response_body = body  # the common case: the whole body in one message
+                else:
+                    self.response_body = _keep(self.response_body, body, self.body_bytes)
                 self.response_length += len(body)
-                self.response_body = _keep(self.response_body, body, self.body_bytes)
         await self._send(message)
 
     def settle(self, head: bool = False) -> Kept:
