@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ControlError
-from fakes.kernel.http import json_response, read_json_object
+from fakes.kernel.http import JSON_INT_MAX, InvalidInteger, ascii_int, json_response, read_json_object
 
 if TYPE_CHECKING:
     from . import FilingsFake
@@ -39,10 +39,68 @@ def routes(fake: FilingsFake) -> list[BaseRoute]:
     async def filings(request: Request) -> Response:
         body = await read_json_object(request, error=ControlError)
         base = f"{request.url.scheme}://{request.url.netloc}{fake.prefix}"
-        return json_response(fake.model.add_filing(body, base), 201)
+        fake.sync()
+        found = fake.model.add_filing(body, base)
+        fake.sync()
+        return json_response(found, 201)
+
+    async def rerelease(request: Request) -> Response:
+        body = await read_json_object(request, error=ControlError)
+        return json_response(fake.rerelease_filing(_number(request, "filing_id"), **body))
+
+    async def watchlists(request: Request) -> Response:
+        return json_response(lock_watchlist(fake, await read_json_object(request, error=ControlError)))
+
+    async def merges(request: Request) -> Response:
+        return json_response(fake.model.merge(await read_json_object(request, error=ControlError)), 201)
+
+    async def reverse(request: Request) -> Response:
+        return json_response(fake.reverse_merge(_number(request, "merge_id")))
+
+    async def agents(request: Request) -> Response:
+        body = await read_json_object(request, error=ControlError)
+        unknown = set(body) - {"email", "action"}
+        if unknown or not isinstance(body.get("email"), str) or not isinstance(body.get("action"), str):
+            raise ControlError(400, "send {email, action}: action confirm, fund, login, block or unblock",
+                               code="invalid_body")
+        return json_response(fake.agent_owner(body["email"], body["action"]))
+
+    async def claims(request: Request) -> Response:
+        body = await read_json_object(request, error=ControlError)
+        if set(body) != {"claim_token"} or not isinstance(body["claim_token"], str):
+            raise ControlError(400, "send {claim_token}", code="invalid_body")
+        return json_response(fake.approve_claim(body["claim_token"]))
+
+    async def deliveries(request: Request) -> Response:
+        return json_response({"deliveries": fake.webhook_deliveries(), "dropped": fake.model.webhooks.dropped})
 
     return [
         Route("/keys", keys, methods=["GET", "POST"]),
         Route("/companies", companies, methods=["POST"]),
         Route("/filings", filings, methods=["POST"]),
+        Route("/filings/{filing_id}/rerelease", rerelease, methods=["POST"]),
+        Route("/watchlists", watchlists, methods=["POST"]),
+        Route("/merges", merges, methods=["POST"]),
+        Route("/merges/{merge_id}/reverse", reverse, methods=["POST"]),
+        Route("/agents", agents, methods=["POST"]),
+        Route("/claims", claims, methods=["POST"]),
+        Route("/webhook-deliveries", deliveries, methods=["GET"]),
     ]
+
+
+def _number(request: Request, name: str) -> int:
+    try:
+        return ascii_int(request.path_params[name], minimum=1, maximum=JSON_INT_MAX)
+    except InvalidInteger:
+        raise ControlError(404, f"no such {name.split('_')[0]}", code="not_found") from None
+
+
+def lock_watchlist(fake: FilingsFake, body: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(body) - {"api_key", "locked"}
+    if unknown or not isinstance(body.get("api_key"), str) or not isinstance(body.get("locked"), bool):
+        raise ControlError(400, "send {api_key, locked}: a key and true or false", code="invalid_body")
+    if body["api_key"] not in fake.model.keys:
+        raise ControlError(404, "no such key", code="not_found")
+    watchlist = fake.model.watchlists.lock(body["api_key"], body["locked"])
+    fake.model.version += 1
+    return {"api_key": body["api_key"], "locked": watchlist.locked, "companies": list(watchlist.companies)}

@@ -214,10 +214,18 @@ class Fake:
         self.journal.clear()
 
     def advance(self, seconds: float) -> int:
-        return self.clock.advance(seconds)
+        now = self.clock.advance(seconds)
+        self.clock_moved()
+        return now
 
     def set_time_ms(self, epoch_ms: int) -> int:
-        return self.clock.set_ms(epoch_ms)
+        now = self.clock.set_ms(epoch_ms)
+        self.clock_moved()
+        return now
+
+    def clock_moved(self) -> None:
+        """Hook: the clock was moved through this fake (``advance``, ``set_time_ms``, ``POST
+        /_fake/clock``); a service whose model acts on time passing (webhooks) catches up here."""
 
     def journal_entries(self, **filters: Any) -> list[dict[str, Any]]:
         return self.journal.entries(**filters)
