@@ -32,6 +32,8 @@ async def _body(request: Request) -> dict[str, Any]:
     try:
         return await read_json_object(request)
     except ServiceError as err:
+        if err.status != 400:
+            raise  # a body past the cap is the kernel's 413
         raise answer(400, err.message) from None
 
 
