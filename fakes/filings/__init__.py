@@ -15,10 +15,12 @@ from starlette.routing import BaseRoute
 from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
+from fakes.kernel.sender import BackgroundSender
 
 from . import benchops, control, delivery, openapi, routes
 from .endpoints import ResponseCache
 from .model import FilingsModel
+from .outbox import Outgoing
 from .rules import RULES
 from .settings import FilingsSettings
 
@@ -37,7 +39,7 @@ class FilingsFake(Fake):
 
     def __init__(self, **kwargs: Any) -> None:
         self.responses = ResponseCache()
-        self.sender = delivery.sender(self)
+        self._sender: BackgroundSender[FilingsFake, Outgoing] | None = None  # made at the first delivery
         self._sync_lock = threading.Lock()
         super().__init__(**kwargs)
 
@@ -45,7 +47,7 @@ class FilingsFake(Fake):
         return FilingsModel(seed=self.seed, clock=self.clock, settings=self.settings, epoch=self.epoch)
 
     def routes(self) -> list[BaseRoute]:
-        return routes.routes(self)
+        return routes.routes()
 
     def control_routes(self) -> list[BaseRoute]:
         return control.routes(self)
@@ -80,6 +82,12 @@ class FilingsFake(Fake):
         return ("GET", "/filings/?ordering=-release_datetime")
 
     # -- the clock's consequences -------------------------------------------------------------
+    @property
+    def sender(self) -> BackgroundSender[FilingsFake, Outgoing]:
+        if self._sender is None:
+            self._sender = delivery.sender(self)
+        return self._sender
+
     def sync(self) -> None:
         """Make what the clock has passed happen (webhook events, retries) and hand the attempts to
         the sender thread. Cheap without webhooks: every request calls it first."""

@@ -17,11 +17,10 @@ from starlette.routing import Route
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import json_response, read_json_object
 
-from .endpoints import Endpoint
+from .endpoints import Endpoint, fake_of
 from .keys import AGENT_ACCOUNT, PLAN_LABELS, ApiKey
 
 if TYPE_CHECKING:
-    from . import FilingsFake
     from .agent import AgentAccount
     from .model import FilingsModel
 
@@ -82,19 +81,24 @@ async def usage(request: Request, model: FilingsModel, key: ApiKey) -> Response:
     return json_response(body)
 
 
-def unauthenticated_routes(fake: FilingsFake) -> list[Route]:
-    async def signup(request: Request) -> Response:
-        fake.sync()
-        status, body = fake.model.sign_up(await read_json_object(request))
-        return json_response(body, status)
+async def signup(request: Request) -> Response:
+    fake = fake_of(request)
+    fake.sync()
+    status, body = fake.model.sign_up(await read_json_object(request))
+    return json_response(body, status)
 
-    async def claim(request: Request) -> Response:
-        fake.sync()
-        status, body = fake.model.agents.claim(await read_json_object(request), fake.model.now_s())
-        fake.model.version += 1
-        return json_response(body, status)
 
-    return [Route("/agent/signup/", signup, methods=["POST"]), Route("/agent/key-claim/", claim, methods=["POST"])]
+async def claim(request: Request) -> Response:
+    fake = fake_of(request)
+    fake.sync()
+    status, body = fake.model.agents.claim(await read_json_object(request), fake.model.now_s())
+    fake.model.version += 1
+    return json_response(body, status)
+
+
+#: no key needed: an agent signs up, or polls its claim
+UNAUTHENTICATED = [Route("/agent/signup/", signup, methods=["POST"]),
+                   Route("/agent/key-claim/", claim, methods=["POST"])]
 
 
 ENDPOINTS = [

@@ -48,16 +48,18 @@ class Endpoint:
     counted: bool = True
 
 
-def routes_of(fake: FilingsFake, endpoints: Sequence[Endpoint]) -> list[Route]:
+def routes_of(endpoints: Sequence[Endpoint]) -> list[Route]:
+    """Routes for ``endpoints``, the same objects for every fake: each request finds its fake in
+    ``scope["app"]`` (the kernel's app puts it there), so a world builds no routes of its own."""
     by_path: dict[str, list[Endpoint]] = {}
     for endpoint in endpoints:
         by_path.setdefault(endpoint.path, []).append(endpoint)
     found = []
     for path, group in by_path.items():
         if len(group) == 1:
-            found.append(Route(path, guarded(fake, group[0]), methods=[group[0].method]))
+            found.append(Route(path, guarded(group[0]), methods=[group[0].method]))
             continue
-        handlers = {endpoint.method: guarded(fake, endpoint) for endpoint in group}
+        handlers = {endpoint.method: guarded(endpoint) for endpoint in group}
 
         async def dispatch(request: Request, handlers: dict[str, Callable[[Request], Awaitable[Response]]] = handlers,
                            ) -> Response:
@@ -80,11 +82,17 @@ def notes_of(request: Request) -> Notes:
     return notes
 
 
-def guarded(fake: FilingsFake, endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+def fake_of(request: Request) -> FilingsFake:
+    fake: FilingsFake = request.scope["app"]
+    return fake
+
+
+def guarded(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
     handler, feature, unmodelled = endpoint.handler, endpoint.feature, endpoint.unmodelled
     cacheable = endpoint.method == "GET"
 
     async def run(request: Request) -> Response:
+        fake = fake_of(request)
         model: FilingsModel = fake.model  # read per request: reset and import replace it
         fake.sync()  # what the clock passed (webhook deliveries) happens before anything is read
         burst = fake.settings.burst_limit

@@ -26,7 +26,6 @@ from .keys import FILING_TYPES, MARKDOWN, ApiKey
 from .params import UNSUPPORTED_COMPANY_PARAMS, bad, company_params, search_text, whole_number
 
 if TYPE_CHECKING:
-    from . import FilingsFake
     from .model import FilingsModel
 
 MARKDOWN_MEDIA_TYPE = "text/markdown; charset=utf-8"
@@ -39,8 +38,19 @@ def markdown_if_asked(request: Request) -> str | None:
     return MARKDOWN if request.query_params.get("format") == "markdown" else None
 
 
-def routes(fake: FilingsFake) -> list[BaseRoute]:
-    endpoints = [
+def routes() -> list[BaseRoute]:
+    """Every public route, built once and shared by every fake and world (see ``routes_of``)."""
+    global _ROUTES
+    if _ROUTES is None:
+        _ROUTES = [*routes_of(ENDPOINTS), *agent_routes.UNAUTHENTICATED]
+    return _ROUTES
+
+
+_ROUTES: list[BaseRoute] | None = None
+
+
+def _endpoints() -> list[Endpoint]:
+    return [
         Endpoint("GET", "/companies/", list_companies, unmodelled=UNSUPPORTED_COMPANY_PARAMS),
         *company_routes.ENDPOINTS,
         Endpoint("GET", "/companies/{company_id}/", get_company),
@@ -58,7 +68,6 @@ def routes(fake: FilingsFake) -> list[BaseRoute]:
         *webhook_routes.ENDPOINTS,
         *agent_routes.ENDPOINTS,
     ]
-    return [*routes_of(fake, endpoints), *agent_routes.unauthenticated_routes(fake)]
 
 
 # -- companies ------------------------------------------------------------------------------------
@@ -196,3 +205,6 @@ def esef_package(filing_id: int, title: str) -> bytes:
         package.writestr(f"report-{filing_id}/reports/report.xhtml",
                          f'<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>{html.escape(title)}</h1></body></html>')
     return out.getvalue()
+
+
+ENDPOINTS = _endpoints()
