@@ -150,7 +150,7 @@ def payload(model: FilingsModel, hook: Webhook, delivery: Delivery, base_url: st
 
 def hears(model: FilingsModel, hook: Webhook, record: FilingRecord, kind: str, event_s: int) -> bool:
     """Whether ``hook`` is told of event ``kind`` about ``record`` at ``event_s``."""
-    if not hook.is_active or event_s <= hook.listening_from_s:
+    if not hook.is_active or event_s < hook.listening_from_s:
         return False
     if not {"filing.received": hook.trigger_on_filing_received, "filing.processed": hook.trigger_on_filing_processed,
             "filing.updated": hook.trigger_on_filing_updated}[kind]:
