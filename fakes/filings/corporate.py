@@ -56,7 +56,7 @@ def next_annual_report(model: FilingsModel, company_id: int) -> dict[str, Any] |
     days = [min(_day(r.release_s).timetuple().tm_yday, 365) for r in latest]
     center = int(statistics.median(days))
     spread = max(3, sorted(abs(day - center) for day in days)[max(0, len(days) * 4 // 5 - 1)])
-    year = _day(latest[-1].release_s).year + 1
+    year = min(9999, _day(latest[-1].release_s).year + 1)  # after year 9999 there is no next year to predict
     start = dt.date(year, 1, 1) + dt.timedelta(days=max(0, center - spread - 1))
     end = dt.date(year, 1, 1) + dt.timedelta(days=min(364, center + spread - 1))
     within = sum(1 for day in days if center - spread <= day <= center + spread)
@@ -66,7 +66,8 @@ def next_annual_report(model: FilingsModel, company_id: int) -> dict[str, Any] |
 
 
 def _business_days_after(day: dt.date, count: int) -> dt.date:
-    while count > 0:
+    """``count`` weekdays later (stopping at the last day a date can be)."""
+    while count > 0 and day < dt.date.max:
         day += dt.timedelta(days=1)
         if day.weekday() < 5:
             count -= 1

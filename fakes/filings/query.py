@@ -18,6 +18,7 @@ in by rank: for each one, how many generated matches precede it in the requested
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from typing import Protocol
 from .catalogue.filing_types import TYPES
 from .catalogue.generator import Catalogue
 from .catalogue.markets import LANGUAGES, MARKETS
+from .catalogue.owners import BULK_COMPANIES, owners_of
 from .catalogue.records import FilingRecord
 from .catalogue.splittree import Node, SplitTree
 from .regions import PeriodTest
@@ -244,8 +246,12 @@ def source_for(catalogue: Catalogue, flt: FilingFilter) -> Source:
 
 
 def _company_source(catalogue: Catalogue, flt: FilingFilter) -> Source:
+    companies = flt.company_ids or frozenset()
+    if len(companies) >= BULK_COMPANIES:
+        return _bulk_company_source(catalogue, companies, flt.type_indexes, flt.language_indexes,
+                                    flt.market_indexes)
     positions: list[int] = []
-    for company_id in sorted(flt.company_ids or ()):
+    for company_id in sorted(companies):
         if not catalogue.has_company(company_id):
             continue
         if flt.market_indexes is not None and catalogue.market[company_id - 1] not in flt.market_indexes:
@@ -258,6 +264,19 @@ def _company_source(catalogue: Catalogue, flt: FilingFilter) -> Source:
         return EmptySource()
     positions.sort()
     return PatternSource(tuple(positions), catalogue.round_size)
+
+
+@functools.lru_cache(maxsize=32)
+def _bulk_company_source(catalogue: Catalogue, companies: frozenset[int], types: frozenset[int] | None,
+                         languages: frozenset[int] | None, markets: frozenset[int] | None) -> Source:
+    """Many companies' filings, from the round's owner arrays (kept: a search term's companies are
+    asked for again as a client pages)."""
+    def group_ok(key: tuple[int, int, int, int]) -> bool:
+        type_index, language, market, _weight = key
+        return ((types is None or type_index in types) and (languages is None or language in languages)
+                and (markets is None or market in markets))
+    positions = owners_of(catalogue).positions(companies, group_ok)
+    return PatternSource(positions, catalogue.round_size) if positions else EmptySource()
 
 
 class GeneratedSelection:

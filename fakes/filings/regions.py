@@ -73,12 +73,6 @@ class LabelTest:
         text = (": " + label_for(TYPES[type_index].code, year, month)).lower()
         return all(term in text for term in self.terms)
 
-    @property
-    def year_free(self) -> bool:
-        """Digits in a label are only in its years (and ``9M``): a term without one matches the
-        same types in the same month of every year."""
-        return not any(ch.isdigit() for term in self.terms for ch in term)
-
 
 @dataclass(frozen=True, slots=True)
 class CellTests:
@@ -90,7 +84,12 @@ class CellTests:
                 and (self.label is None or self.label(type_index, year, month)))
 
 
+END_S = 253_402_300_800  # 10000-01-01T00:00:00Z: where the last month of year 9999 ends
+
+
 def _month_start(year: int, month: int) -> int:
+    if year > 9999:
+        return END_S
     return calendar.timegm((year, month, 1, 0, 0, 0))
 
 
@@ -104,17 +103,21 @@ def region(catalogue: Catalogue, tests: CellTests, types: frozenset[int], last_y
     if tests.period is not None and (bounds := tests.period.release_years()) is not None:
         years = range(max(first_year, bounds[0]), min(last_year, bounds[1]) + 1)
     ordered = sorted(types)
-    yearly: dict[tuple[int, int], bool] | None = None
-    if tests.period is None and tests.label is not None and tests.label.year_free:
-        sample = first_year  # any year: the result does not depend on it
-        yearly = {(t, m): tests.label(t, sample, m) for t in ordered for m in range(1, 13)}
+    special = _special_years(tests, years)
+    neutral = next((year for year in years if year not in special), None)
+    patterns: dict[int, list[frozenset[int]]] = {}
+
+    def pattern(year: int) -> list[frozenset[int]]:
+        """The admitted types of each month of ``year``; one computation for every neutral year."""
+        key = year if year in special or neutral is None else neutral
+        if key not in patterns:
+            patterns[key] = [frozenset(t for t in ordered if tests(t, key, month)) for month in range(1, 13)]
+        return patterns[key]
     found: list[Interval] = []
     for year in years:
+        months = pattern(year)
         for month in range(1, 13):
-            if yearly is not None:
-                admitted = frozenset(t for t in ordered if yearly[(t, month)])
-            else:
-                admitted = frozenset(t for t in ordered if tests(t, year, month))
+            admitted = months[month - 1]
             if not admitted:
                 continue
             lo = timeline.count_released_before(_month_start(year, month))
@@ -127,6 +130,20 @@ def region(catalogue: Catalogue, tests: CellTests, types: frozenset[int], last_y
             else:
                 found.append((lo, hi, admitted))
     return tuple(found)
+
+
+def _special_years(tests: CellTests, years: range) -> set[int] | range:
+    """The years whose cells may differ from the others': every year for a fiscal-year or
+    period-end test (bounded anyway), else those whose digits (or the year before's: a fiscal
+    year) hold a search term with a digit; the cells of all other years are alike."""
+    period = tests.period
+    if period is not None and (period.fiscal_year is not None or period.end_from is not None
+                               or period.end_to is not None):
+        return years
+    terms = [term for term in (tests.label.terms if tests.label else ()) if any(ch.isdigit() for ch in term)]
+    if not terms:
+        return set()
+    return {year for year in years if any(term in str(year) or term in str(year - 1) for term in terms)}
 
 
 def distinct_types(intervals: Iterable[Interval]) -> set[frozenset[int]]:

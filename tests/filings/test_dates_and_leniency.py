@@ -110,3 +110,20 @@ def test_search_matches_titles_and_company_names(deep: FilingsFake) -> None:
         user = deep.add_filing(company=7, title="Quarterly dividend announcement", filing_type="PR")
         hits = http.get("/filings/", params={"search": f"{word} quarterly"}).json()["results"]
         assert [f["id"] for f in hits] == [user["id"]]  # one term in the company's name, one in the title
+
+
+def test_many_companies_come_from_the_owner_arrays_alike() -> None:
+    """The bulk path (a set of BULK_COMPANIES or more) selects what the companies' patterns do."""
+    from fakes.filings.catalogue.generator import catalogue_for
+    from fakes.filings.query import FilingFilter, _bulk_company_source, source_for
+
+    catalogue = catalogue_for(0, "small")
+    companies = frozenset(range(3, 220, 2))
+    for types, languages, markets in ((None, None, None), (frozenset({0, 10}), None, None),
+                                      (None, frozenset({0}), frozenset({1, 2, 3}))):
+        by_pattern = source_for(catalogue, FilingFilter(company_ids=companies, type_indexes=types,
+                                                        language_indexes=languages, market_indexes=markets))
+        bulk = _bulk_company_source(catalogue, companies, types, languages, markets)
+        stop = catalogue.round_size * 3 + 17
+        assert bulk.count_below(stop) == by_pattern.count_below(stop) > 0
+        assert bulk.take(5, 200, stop) == by_pattern.take(5, 200, stop)
