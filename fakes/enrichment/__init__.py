@@ -59,6 +59,10 @@ class EnrichmentFake(Fake):
     def openapi_document(self) -> dict[str, Any]:
         return openapi_document(self.settings, self.title)
 
+    def dashboard_panels(self) -> list[dict[str, Any]]:
+        from .panel import panels  # imported when a browser first asks (fakes/kernel/dashboard)
+        return panels(self)
+
     def mcp_app(self) -> McpGate:
         """The MCP endpoint (SSE) of this fake: a gate whose SDK app is made on the first /mcp request;
         the tools (shared by every fake of the process) read this fake's current model per call."""

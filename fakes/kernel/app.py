@@ -19,6 +19,7 @@ from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
 from .http import dumps, json_response
 from .limits import TIMED_OUT_KEY, limited_receive
+from .token import control_allowed, control_unauthorized
 from .verdicts import VERDICTS_KEY, ClientRule
 from .worlds import names_world
 
@@ -75,11 +76,8 @@ class FakeApp:
 
     # -- the control plane -------------------------------------------------------------------
     async def _control(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
-        token = self.fake.control_token
-        if token is not None and _bearer(scope) != token:
-            await json_response(
-                {"error": "unauthorized", "message": "the control plane needs Authorization: Bearer <control token>"},
-                401, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+        if not control_allowed(self.fake.control_token, scope, path):
+            await control_unauthorized(scope, receive, send)
             return
         routed = _with_route_path(scope, path)
         try:
@@ -209,14 +207,6 @@ def _with_route_path(scope: Scope, path: str) -> Scope:
     if scope["path"] == path:
         return scope
     return {**scope, "path": path, "root_path": ""}
-
-
-def _bearer(scope: Scope) -> str | None:
-    for name, value in scope.get("headers", ()):
-        if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else None
-    return None
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.types import Receive, Scope, Send
 
+from .dashboard import gateway_index
 from .http import json_response
+from .token import control_allowed, control_unauthorized
 
 if TYPE_CHECKING:
     from .fake import Fake
@@ -19,8 +21,13 @@ HOST_ROUTED = "fakes.host_routed"
 
 
 class GatewayApp:
-    def __init__(self, fakes: dict[str, Fake]) -> None:
+    """``control_token``: what the gateway's own ``/`` and ``/_fake/health`` need (default: the
+    fakes' token, which ``fakes serve`` gives all of them)."""
+
+    def __init__(self, fakes: dict[str, Fake], control_token: str | None = None) -> None:
         self.fakes = fakes
+        self.control_token = control_token or next(
+            (fake.control_token for fake in fakes.values() if fake.control_token), None)
         # longest prefix first, so /api/mx wins over /api
         self.by_prefix = sorted(((fake.prefix, fake) for fake in fakes.values()), key=lambda p: -len(p[0]))
 
@@ -36,11 +43,20 @@ class GatewayApp:
             if path == prefix or path.startswith(prefix + "/"):
                 await candidate.app(scope, receive, send)
                 return
+        allowed = control_allowed(self.control_token, scope, path)
         if path in ("/", "/_fake/health"):
+            if not allowed:
+                await control_unauthorized(scope, receive, send)
+                return
+            if path == "/" and _wants_html(scope):  # a browser: every service's dashboard, linked
+                await gateway_index(self.dashboards())(scope, receive, send)
+                return
             await json_response(self.describe())(scope, receive, send)
             return
-        await json_response({"error": "not_found", "message": f"no fake serves {path}",
-                             "services": self.describe()["services"]}, 404)(scope, receive, send)
+        refusal: dict[str, Any] = {"error": "not_found", "message": f"no fake serves {path}"}
+        if allowed:  # the list of services is the gateway's description: with a token, for its holders
+            refusal["services"] = self.describe()["services"]
+        await json_response(refusal, 404)(scope, receive, send)
 
     def _by_host(self, scope: Scope) -> Fake | None:
         for name, value in scope.get("headers", ()):
@@ -51,4 +67,16 @@ class GatewayApp:
 
     def describe(self) -> dict[str, Any]:
         return {"service": "gateway", "status": "ok",
-                "services": {name: fake.prefix for name, fake in self.fakes.items()}}
+                "services": {name: fake.prefix for name, fake in self.fakes.items()},
+                "dashboards": self.dashboards()}
+
+    def dashboards(self) -> dict[str, str]:
+        """Each service's dashboard page, by path on this port."""
+        return {name: f"{fake.prefix}/_fake/ui" for name, fake in self.fakes.items()}
+
+
+def _wants_html(scope: Scope) -> bool:
+    for name, value in scope.get("headers", ()):
+        if name == b"accept":
+            return b"text/html" in value
+    return False

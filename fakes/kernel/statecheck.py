@@ -76,12 +76,14 @@ class StateReader:
                              nullable=nullable)
 
     def number(self, name: str, *, minimum: float = -math.inf, maximum: float = math.inf) -> float:
-        number = finite_number(self.raw(name))  # None for an integer too large for a float
+        value = self.raw(name)
+        number = finite_number(value)  # None for an integer too large for a float
         if number is None:
             refuse(self.where(name), "must be a finite number")
         if not minimum <= number <= maximum:
             refuse(self.where(name), f"must be from {minimum:g} to {maximum:g}")
-        return number
+        # an integer stays one: the restored fake writes 1260 where the original wrote 1260, not 1260.0
+        return value if isinstance(value, int) else number
 
     def boolean(self, name: str) -> bool:
         value = self.raw(name)
