@@ -138,7 +138,7 @@ class WebhookBook:
         delivery.status = "success" if ok else "failed"
         retry = status_code is None or status_code >= 500 or status_code in RETRIED
         if not ok and retry and delivery.attempt <= len(BACKOFF_S) and delivery.event_type != "filing.processed.test":
-            delivery.retry_at_s = delivery.created_s + BACKOFF_S[delivery.attempt - 1]
+            delivery.retry_at_s = min(MAX_EPOCH_S, delivery.created_s + BACKOFF_S[delivery.attempt - 1])
 
     def take_outgoing(self) -> list[Outgoing]:
         found, self.outgoing = self.outgoing, []
