@@ -162,7 +162,7 @@ async def resolve_companies(request: Request, model: FilingsModel, key: ApiKey) 
 
 ENDPOINTS = [
     Endpoint("GET", "/companies/merges/", list_merges, REFERENCE),
-    Endpoint("POST", "/companies/resolve/", resolve_companies, REFERENCE),
+    Endpoint("POST", "/companies/resolve/", resolve_companies, REFERENCE, writes=False),  # a lookup
     Endpoint("GET", "/companies/{company_id}/financials/", get_financials, FINANCIALS),
     Endpoint("GET", "/companies/{company_id}/dividends/", get_dividends, FINANCIALS),
     Endpoint("GET", "/companies/{company_id}/segments/", get_segments, FINANCIALS),

@@ -46,6 +46,8 @@ class Endpoint:
     unmodelled: frozenset[str] | None = None
     #: False: never counted against the quota, nor refused for it (GET /usage/)
     counted: bool = True
+    #: whether it changes state (an agent's read-only sandbox refuses it); None: every method but GET
+    writes: bool | None = None
 
 
 def routes_of(endpoints: Sequence[Endpoint]) -> list[Route]:
@@ -90,6 +92,7 @@ def fake_of(request: Request) -> FilingsFake:
 def guarded(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
     handler, feature, unmodelled = endpoint.handler, endpoint.feature, endpoint.unmodelled
     cacheable = endpoint.method == "GET"
+    writes = not cacheable if endpoint.writes is None else endpoint.writes
 
     async def run(request: Request) -> Response:
         fake = fake_of(request)
@@ -100,7 +103,7 @@ def guarded(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
         refused: Broken = []
         try:
             key = model.begin_call(api_key_of(request, fake.settings.api_key_header), needs, refused,
-                                   counted=endpoint.counted, write=not cacheable)
+                                   counted=endpoint.counted, write=writes)
         except ServiceError:
             flag_all(request, refused)  # e.g. a call after the quota's refusal
             raise

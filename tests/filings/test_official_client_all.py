@@ -305,7 +305,11 @@ def test_agent_account_and_usage(served: tuple[FilingsFake, str, Receiver]) -> N
 
     assert run(url, standard, claim)["api_key"] == rotated
     with fake.client() as http:
-        for _ in range(3):
+        assert http.post("/watchlist/companies/", json={"company_id": 3},
+                         headers={"X-API-Key": rotated}).status_code == 403  # the sandbox is read-only
+        resolved = http.post("/companies/resolve/", json={"rows": [{"name": "x"}]}, headers={"X-API-Key": rotated})
+        assert resolved.status_code == 200  # a lookup, though a POST
+        for _ in range(2):
             assert http.get("/languages/", headers={"X-API-Key": rotated}).status_code == 200
         assert http.get("/languages/", headers={"X-API-Key": rotated}).status_code == 402
         assert http.get("/usage/", headers={"X-API-Key": rotated}).json()["agent"]["state"] == "unfunded"
