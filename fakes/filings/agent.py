@@ -22,7 +22,8 @@ from .catalogue.arith import stable_hash
 from .catalogue.records import iso_s
 
 STATES = ("sandbox", "unfunded", "funded", "active", "blocked")
-EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[A-Za-z]{2,}$")
+#: ASCII on purpose: the same pattern in the OpenAPI document means the same to a JSON Schema engine
+EMAIL = re.compile(r"^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
 AGENT_NAME = re.compile(r"^[A-Za-z0-9 _-]{1,64}$")
 CLAIM_SALT = 0xC1A1
 CHECKOUT_SALT = 0xC4EC
@@ -88,11 +89,11 @@ class Agents:
     def sign_up(self, body: dict[str, Any]) -> tuple[str, str]:
         """(email, agent name) of a valid signup body; 400 otherwise."""
         email, name = body.get("email"), body.get("agent_name")
-        if not isinstance(email, str) or not EMAIL.match(email.strip()) or len(email) > 254:
+        if not isinstance(email, str) or not EMAIL.fullmatch(email) or len(email) > 254:
             raise _bad("email: Enter a valid email address.")
-        if not isinstance(name, str) or not AGENT_NAME.match(name):
+        if not isinstance(name, str) or not AGENT_NAME.fullmatch(name):
             raise _bad("agent_name: 1-64 characters: letters, digits, space, _ or -.")
-        return email.strip().lower(), name
+        return email.lower(), name
 
     def claim_for(self, seed: int, epoch: int, email: str, now_s: int) -> Claim:
         self.claim_seq += 1

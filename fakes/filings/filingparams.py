@@ -17,6 +17,7 @@ from .catalogue.filing_types import TYPES, resolve_type
 from .catalogue.markets import LANGUAGE_BY_CODE, LANGUAGES, MARKETS
 from .dates import InvalidDate, instant_s, parse_date
 from .params import (
+    BLANKS,
     COUNTRIES_PATTERN,
     Notes,
     Paging,
@@ -190,7 +191,7 @@ def _choice(found: Mapping[str, str], name: str, choices: tuple[str, ...]) -> st
 def filing_params(raw: Mapping[str, str], default_size: int, max_size: int, notes: Notes) -> FilingParams:
     found = canonical(raw, FILING_ALIASES, FILING_PARAMS, notes)
     for name in ("company_isin", "lei"):
-        if name in found and not found[name].strip():
+        if name in found and not found[name].strip(BLANKS):
             raise bad(f"{name}: This field may not be blank.")
     ordering = ordering_terms(found.get("ordering"), ORDERING_FIELDS, notes) or ("release_datetime", True)
     period_end_from, period_end_to = (_day(name, found[name]) if name in found else None

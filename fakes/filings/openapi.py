@@ -50,7 +50,7 @@ from .oas import obj as _obj
 from .oas import path as _oas_path
 from .oas import ref as _ref
 from .oas import s as _s
-from .params import COUNTRIES_PATTERN, ISIC_PATTERNS, LISTING_STATUSES, MAX_SEARCH_LENGTH
+from .params import COUNTRIES_PATTERN, ISIC_PATTERNS, LISTING_STATUSES, MAX_SEARCH_LENGTH, NOT_BLANK
 from .query import ORDERING_FIELDS
 from .settings import FilingsSettings
 
@@ -184,8 +184,8 @@ def filing_parameters(settings: FilingsSettings) -> list[Schema]:
                                     ("updated_date", "Last updated")) for end in ("from", "to")]
     return [
         id_filter("company", "Internal company id."),
-        query("company_isin", lenient({"type": "string", "pattern": "\\S"}), "Company ISIN (alias `isin`)."),
-        query("lei", lenient({"type": "string", "pattern": "\\S"}), "Company LEI."),
+        query("company_isin", lenient({"type": "string", "pattern": NOT_BLANK}), "Company ISIN (alias `isin`)."),
+        query("lei", lenient({"type": "string", "pattern": NOT_BLANK}), "Company LEI."),
         query("countries", lenient({"type": "string", "pattern": COUNTRIES_PATTERN}),
               "Company country ISO alpha-2 code(s), comma-separated (aliases `country`, `location`)."),
         query("filing_type", lenient(_s(enum=list(FILING_TYPE_CHOICES))),

@@ -36,7 +36,7 @@ from .oas import (
 )
 from .oas import paging as paging_parameters
 from .outbox import EVENTS, STATUSES
-from .params import MAX_SEARCH_LENGTH
+from .params import MAX_SEARCH_LENGTH, NOT_BLANK
 from .resolve import FIELDS, MAX_ROWS
 from .settings import FilingsSettings
 from .webhooks import FLAGS, MAX_URL, URL_PATTERN
@@ -249,7 +249,7 @@ def _filings(settings: FilingsSettings) -> dict[str, Any]:
         "/filings/{filing_id}/markdown/search/": {"get": operation(
             "Search within a filing's Markdown", "Case-insensitive hits in document order (Level 2).", "filings",
             params=[path("filing_id", "Filing id."),
-                    query("q", {"type": "string", "minLength": 1, "maxLength": MAX_SEARCH_LENGTH, "pattern": "\\S"},
+                    query("q", {"type": "string", "minLength": 1, "maxLength": MAX_SEARCH_LENGTH, "pattern": NOT_BLANK},
                           "Text to find.", required=True),
                     query("max_hits", i(minimum=1, maximum=50), "Hits to return (default 10).")],
             responses={**ok(ref("MarkdownSearch"), "The hits."), **errors(400, *GUARD, 404)})},

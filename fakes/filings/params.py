@@ -44,6 +44,9 @@ UNSUPPORTED_COMPANY_PARAMS = frozenset({
 })
 LISTING_STATUSES = ("LISTED", "DELISTED", "SUSPENDED", "UNKNOWN")
 BOOLEAN_WORDS = {"true": True, "True": True, "1": True, "false": False, "False": False, "0": False}
+#: what counts as blank (ASCII whitespace: a JSON Schema ``\S`` and Python's ``str.strip`` differ beyond it)
+BLANKS = " \t\n\r\f\v"
+NOT_BLANK = "[^ \t\n\r\f\v]"
 
 
 def bad(message: str) -> ServiceError:

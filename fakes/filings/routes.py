@@ -23,7 +23,7 @@ from .catalogue.filing_types import TYPES
 from .endpoints import Endpoint, base_url, notes_of, page_of, paginated, path_id, routes_of
 from .filingparams import UNSUPPORTED_FILING_PARAMS, filing_params
 from .keys import FILING_TYPES, MARKDOWN, ApiKey
-from .params import UNSUPPORTED_COMPANY_PARAMS, bad, company_params, search_text, whole_number
+from .params import BLANKS, UNSUPPORTED_COMPANY_PARAMS, bad, company_params, search_text, whole_number
 
 if TYPE_CHECKING:
     from .model import FilingsModel
@@ -118,7 +118,7 @@ async def get_markdown(request: Request, model: FilingsModel, key: ApiKey) -> Re
 
 async def search_markdown(request: Request, model: FilingsModel, key: ApiKey) -> Response:
     """Case-insensitive substring hits in document order, each with ~440 characters around it."""
-    query = search_text(request.query_params, "q").strip()
+    query = search_text(request.query_params, "q").strip(BLANKS)
     if not query:
         raise bad("q: This field is required (1-200 characters).")
     limit = whole_number(request.query_params, "max_hits", f"max_hits: Ensure this value is a whole number from 1 "
