@@ -8,13 +8,19 @@ records only; see docs/dashboard.md for the shapes.
 from __future__ import annotations
 
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from fakes.kernel.clock import iso_ms
+from fakes.kernel.clock import Clock, iso_ms
 from fakes.kernel.dashboard.panels import MAX_ROWS, Panel, collect, lane, span, table, timeline, when
 
-if TYPE_CHECKING:
-    from . import EnrichmentFake
+
+class EnrichmentFake(Protocol):
+    """What the panels read of the fake (no import of the package: modules read bottom-up)."""
+
+    clock: Clock
+    model: Any
+
+    def account(self, api_key: str) -> dict[str, Any]: ...
 
 #: accounts drawn on the expiry timeline (the newest ones)
 TIMELINE_ACCOUNTS = 10
