@@ -50,7 +50,7 @@ class FilingsFake(Fake):
         return routes.routes()
 
     def control_routes(self) -> list[BaseRoute]:
-        return control.routes(self)
+        return control.routes()
 
     def error_body(self, err: ServiceError) -> dict[str, Any]:
         """The real service's ``{"detail": ...}`` (plus the 429 and Markdown-404 extra fields)."""

@@ -391,15 +391,24 @@ class Fake:
         return f"<{type(self).__name__} seed={self.seed} clock={self.clock.spec}>"
 
 
+_MOVED = "_fakes_under_control"
+
+
 def _under_control_prefix(routes: list[BaseRoute]) -> list[BaseRoute]:
-    """Service control routes are declared relative to /_fake; give them the full path."""
+    """Service control routes are declared relative to /_fake; give them the full path. The copy
+    is kept on the declared route, so a service that hands every world the same route objects
+    (its endpoints find their fake in ``scope["app"]``) builds no copies per world."""
     moved: list[BaseRoute] = []
     for route in routes:
         if isinstance(route, Route):
-            copy = Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
-                         name=route.name)
-            cap = route_cap(route)
-            moved.append(copy if cap is None else limit_body(copy, cap))
+            copy: BaseRoute | None = getattr(route, _MOVED, None)
+            if copy is None:
+                copy = Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
+                             name=route.name)
+                cap = route_cap(route)
+                copy = copy if cap is None else limit_body(copy, cap)
+                setattr(route, _MOVED, copy)
+            moved.append(copy)
         else:
             moved.append(route)
     return moved
