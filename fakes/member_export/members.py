@@ -30,6 +30,8 @@ SERVICE_ERROR_GENERIC = 100
 SERVICE_ERROR_EMPTY_TOKEN = 401
 SERVICE_ERROR_INVALID_TOKEN = 65600
 SERVICE_ERROR_EXPIRED_TOKEN = 65602
+SERVICE_ERROR_REVOKED_TOKEN = 65601
+SERVICE_ERROR_THROTTLED = 101
 
 
 class Clock(Protocol):
@@ -46,18 +48,6 @@ def no_data() -> ServiceError:
 
 def control_error(status: int, message: str, code: str) -> ServiceError:
     return ServiceError(status, message, code=code)
-
-
-@dataclass
-class Token:
-    member_id: str
-    application: str
-    issued_ms: int
-    expires_ms: int
-    scope: str
-
-    def to_state(self) -> dict[str, Any]:
-        return dict(vars(self))
 
 
 @dataclass
@@ -185,17 +175,6 @@ def read_event(read: StateReader) -> dict[str, Any]:
     for name in ("capturedAt", "processedAt"):
         event[name] = read.integer(name, minimum=0, maximum=2**62)
     return event
-
-
-def token_from_state(read: StateReader, members: dict[str, Member]) -> Token:
-    read.only(("member_id", "application", "issued_ms", "expires_ms", "scope"))
-    member_id = read.text("member_id", max_length=64)
-    if member_id not in members:
-        refuse(read.where("member_id"), f"names no member of this state ({member_id!r})")
-    return Token(member_id=member_id, application=read.text("application", max_length=200),
-                 issued_ms=read.integer("issued_ms", minimum=0, maximum=MAX_EPOCH_MS),
-                 expires_ms=read.integer("expires_ms", minimum=0, maximum=2**62),
-                 scope=read.text("scope", max_length=500))
 
 
 def _domain_numbers(value: Any, name: str, *, upper: float, integers: bool) -> dict[str, float]:

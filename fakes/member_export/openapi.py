@@ -14,6 +14,7 @@ from fakes.kernel.openapi import json_response_spec
 from .actions import ACTIONS, DETAILS, MAX_CONTACT, MAX_DELAY_S, MAX_TEXT, MAX_URN, REACTIONS
 from .domains import CATALOGUE, SERVED_DOMAINS
 from .members import MAX_DOMAIN_SIZE, MAX_NAME, MAX_SECONDS
+from .openapi_oauth import OAUTH_TAG, SECURITY_SCHEMES, oauth_control_paths, oauth_paths
 from .routes import MAX_EPOCH_MS, MAX_START
 from .settings import MemberExportSettings
 
@@ -276,8 +277,11 @@ def openapi_document(settings: MemberExportSettings, title: str) -> dict[str, An
         "info": {"title": title, "version": settings.accepted_version,
                  "description": "Stateful fake of a member data export (portability) API."},
         "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                                      "description": "member access token (3-legged OAuth)"}}},
+                                                      "description": "member access token (3-legged OAuth)"},
+                                           **SECURITY_SCHEMES}},
+        "tags": [{"name": OAUTH_TAG, "description": "LinkedIn's OAuth endpoints (www.linkedin.com/oauth/v2)"}],
         "paths": {
+            **oauth_paths(),
             "/rest/memberSnapshotData": {"get": snapshot},
             "/rest/memberChangeLogs": {"get": changelog},
             "/rest/memberAuthorizations": authorizations,
@@ -307,6 +311,9 @@ def openapi_document(settings: MemberExportSettings, title: str) -> dict[str, An
                 {"201": _json(TOKEN, "the token"), **_control_errors(400, 404)},
                 {"type": "object", "required": ["member_id"], "additionalProperties": False,
                  "properties": {"member_id": {"type": "string"}, "expires_in": EXPIRES_IN,
-                                "scope": {"type": "string", "maxLength": 500}}}, required=True)},
+                                "scope": {"type": "string", "maxLength": 500},
+                                "client_id": {"type": "string", "description": "a registered application "
+                                              "(default: the member's built-in one)"}}}, required=True)},
+            **oauth_control_paths(_control_errors),
         },
     }

@@ -81,7 +81,11 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
         return json_response({"elements": events, "paging": {"start": 0, "count": used, "links": []}})
 
     async def authorizations(request: Request) -> Response:
-        model, member = caller(request)
+        check_version(request, fake.settings.version_header, fake.settings.accepted_version)
+        parse_query(request)
+        model: MemberExportModel = fake.model
+        token = model.authenticate_token(bearer_token(request))
+        member = model.members[token.member_id]
         if request.method == "POST":
             check_query(request, ())
             await read_empty_object(request)
@@ -89,7 +93,7 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
             return Response(status_code=201)
         check_query(request, ("q",))
         require_finder(request, "memberAndApplication")
-        record = model.authorization(member)
+        record = model.authorization(member, token.application)
         return json_response({
             "elements": [record] if record else [],
             "paging": {"start": 0, "count": AUTHORIZATION_PAGE_COUNT, "links": []},
