@@ -11,13 +11,13 @@ from __future__ import annotations
 import dataclasses
 from collections import OrderedDict
 from typing import Any
-from urllib.parse import quote
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.statecheck import StateReader, check_text, refuse
 from fakes.kernel.verdicts import Broken
 
-from .actions import plan_action
+from .action_plan import ActionPlan
+from .actions import config_version, plan_action
 from .applications import Application, application_from_state
 from .auth_codes import AuthorizationCodes
 from .changelog import Changelog, Event
@@ -164,20 +164,20 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
         number = self.counters["actions"]
         plan = plan_action(
             action, details, member=member.view, gen=self.gen, n=number, now_ms=now,
-            own_delay_s=self.settings.processing_delay_s, reply_delay_s=self.settings.reply_delay_s)
+            own_delay_s=self.settings.processing_delay_s, reply_delay_s=self.settings.reply_delay_s,
+            items=member.items)
         self.counters["actions"] += 1
-        member.appended.setdefault(plan.domain, []).append({"time_ms": now, "row": plan.row})
+        record = member.apply(plan, now)
         event = None
         if member.regulated_at is not None:  # archiving is on: the changelog records it
-            event = self._archive(member, plan.resource_name, plan.resource_id, plan.actor, plan.activity,
-                                  plan.processed_activity, now, plan.delay_s * 1000)
-        return {"action": action, "domain": plan.domain, "record": plan.row, "event": event,
+            event = self._archive(member, plan, now)
+        return {"action": action, "domain": plan.domain, "record": record, "item": plan.item, "event": event,
                 "visible_at": event["processedAt"] if event else None}
 
-    def _archive(self, member: Member, resource_name: str, resource_id: str, actor: str,
-                 activity: dict[str, Any], processed_activity: dict[str, Any], now: int, delay_ms: int) -> Event:
+    def _archive(self, member: Member, plan: ActionPlan, now: int) -> Event:
         changelog = member.changelog
         changelog.prune(self.retention_floor(now))
+        delay_ms = plan.delay_s * 1000
         if changelog.time_field == "processedAt":
             captured, processed = now, changelog.free_instant(now + delay_ms)
         else:
@@ -190,20 +190,24 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
             "id": self.event_id_base + number,
             "capturedAt": captured,
             "processedAt": processed,
-            "configVersion": 1,
+            "configVersion": config_version(plan),
             "owner": member.urn,
-            "actor": actor,
-            "resourceName": resource_name,
-            "resourceId": resource_id,
-            "resourceUri": f"/{resource_name}/{quote(resource_id, safe='')}",
-            "method": "CREATE",
-            "activity": activity,
-            "processedActivity": processed_activity,
+            "actor": plan.actor,
+            "resourceName": plan.resource_name,
+            "resourceId": plan.resource_id,
+            "resourceUri": plan.resource_uri,
+            "method": plan.method,
+        }
+        if plan.method_name is not None:  # present only for ACTION
+            event["methodName"] = plan.method_name
+        event.update({
+            "activity": plan.activity,
+            "processedActivity": plan.activity if plan.processed_activity is None else plan.processed_activity,
             "siblingActivities": [],
             "parentSiblingActivities": [],
             "activityId": _uuid(activity_id, number),
             "activityStatus": "SUCCESS",
-        }
+        })
         changelog.add(event)
         return event
 
