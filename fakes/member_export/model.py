@@ -44,6 +44,7 @@ from .oauth import OAuthFlows
 from .rules import CHANGELOG_START_TOO_OLD, POLLING_TOO_FAST, REPOLLING_IDENTICAL_WINDOW
 from .settings import MemberExportSettings
 from .snapshots import SnapshotPage, SnapshotReads
+from .throttles import DailyLimits
 from .tokens import RefreshToken, Token, mint, refresh_token_from_state, token_from_state
 
 __all__ = ["SERVICE_ERROR_GENERIC", "Member", "MemberExportModel", "SnapshotPage", "bad_request"]
@@ -71,6 +72,7 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
         self.codes = AuthorizationCodes()
         self.refresh_tokens: dict[str, RefreshToken] = {}
         self.signed_in: str | None = None  # the member the authorization page takes as signed in
+        self.limits = DailyLimits()
         self.event_id_base = 978_000_000 + mix(seed, "event-ids") % 1_000_000
         self._pages: OrderedDict[tuple[Any, ...], list[Row]] = OrderedDict()
 
@@ -322,13 +324,14 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
             "codes": self.codes.to_state(),
             "refresh_tokens": {value: refresh.to_state() for value, refresh in self.refresh_tokens.items()},
             "signed_in": self.signed_in,
+            "limits": self.limits.to_state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Validate all of an exported state (StateError names the field), then take it. The OAuth
         parts are optional: a state exported before they existed has none."""
         read = StateReader(state, "model").only(("counters", "members", "tokens", "applications", "codes",
-                                                 "refresh_tokens", "signed_in"))
+                                                 "refresh_tokens", "signed_in", "limits"))
         counts = read.object("counters").only(self.counters)
         counters = {name: (0 if name in OAUTH_COUNTERS and not counts.has(name) else
                            counts.integer(name, minimum=0, maximum=MAX_COUNTER)) for name in self.counters}
@@ -359,7 +362,10 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
         signed_in = read.text("signed_in", max_length=64, nullable=True) if read.has("signed_in") else None
         if signed_in is not None and signed_in not in members:
             refuse(read.where("signed_in"), f"names no member of this state ({signed_in!r})")
-        self.counters, self.members, self.tokens = counters, members, tokens
+        limits = DailyLimits()
+        if read.has("limits"):
+            limits.load_state(read.object("limits"))
+        self.counters, self.members, self.tokens, self.limits = counters, members, tokens, limits
         self.applications, self.codes, self.refresh_tokens, self.signed_in = (applications, codes, refresh_tokens,
                                                                               signed_in)
         self._pages.clear()

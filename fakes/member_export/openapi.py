@@ -180,6 +180,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
         403: "ACCESS_DENIED: member outside the EU/EEA and Switzerland, or token without the scope",
         404: "No data found for this memberId: domain not built yet, or start past the last page",
         426: "NONEXISTENT_VERSION: version header absent or not the accepted value",
+        429: "TOO_MANY_REQUESTS: a daily limit of the application or the member (settings) is reached",
     }
     return {str(s): _json(ERROR, meaning[s]) for s in statuses}
 
@@ -213,7 +214,7 @@ def openapi_document(settings: MemberExportSettings, title: str) -> dict[str, An
         "description": f"{settings.accepted_version} is the only accepted value; absent or any other value "
                        "answers 426 NONEXISTENT_VERSION",
     }
-    common_errors = (401, 403, 426)
+    common_errors = (401, 403, 426, 429)
     snapshot = {
         "summary": "A page of the member's data of one domain (or of all built domains)",
         "description": "Page with start=0,1,2,... until the answer is 404 'No data found'. The envelope's "
