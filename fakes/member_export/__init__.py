@@ -11,9 +11,11 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
+from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
 
+from .bench import bench_operations
 from .control import control_routes
 from .domains import DOMAINS
 from .model import SERVICE_ERROR_GENERIC, MemberExportModel
@@ -84,6 +86,10 @@ class MemberExportFake(Fake):
                                   self.settings.version_header: self.settings.accepted_version}
             self._auth_for = self.model
         return dict(self._auth_headers)
+
+    def bench_operations(self) -> list[BenchOperation]:
+        """Every public operation, OAuth included (see :mod:`.bench`)."""
+        return bench_operations(self)
 
     def sample_request(self) -> tuple[str, str]:
         self.auth_headers()
