@@ -7,10 +7,11 @@ their edits and deletion, a comment, a reaction, an invitation, a profile edit) 
 snapshot. A cancelled consent comes back as ``error=user_cancelled_authorize``.
 
 Against the fake everything is made through the control plane (an application, a member) and
-time passes on the virtual clock. Against the real service (credentials ``client_id``,
-``client_secret`` and an ``access_token`` from your own login, ``version_header=LinkedIn-Version``;
-the OAuth endpoints live on www.linkedin.com, so pass that as the base URL's OAuth part only if
-your proxy joins them) the scenario introspects the token and reads the changelog's shapes.
+time passes on the virtual clock. Against the real service (base URL https://api.linkedin.com,
+credentials ``access_token`` from your own login and ``version_header=LinkedIn-Version``) the
+consent itself cannot be automated: the scenario makes the authorization call and checks the
+changelog's shapes; with ``client_id``, ``client_secret`` and ``oauth_base_url``
+(https://www.linkedin.com, where LinkedIn serves OAuth) it introspects the token too.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def _query(location: str) -> dict[str, str]:
     return {name: values[0] for name, values in parse_qs(urlsplit(location).query).items()}
 
 
+def introspect(run: Run, url: str, token: str, client_id: str, client_secret: str) -> None:
+    with run.step("the app introspects its token"):
+        details = run.request("POST", url, data={"token": token, "client_id": client_id,
+                                                 "client_secret": client_secret})
+        run.check(details.status_code == 200, "introspection answers", details.text)
+        info = details.json()
+        run.check(info.get("active") is True and info.get("status") == "active", "the token is active", info)
+        run.check(info.get("auth_type") == "3L" and info.get("expires_at", 0) > info.get("created_at", 0),
+                  "a 3-legged member token with its lifetime in epoch seconds", info)
+
+
 def flow(run: Run) -> None:
     version_header = run.credentials.get("version_header", "Service-Version")
     version = run.credentials.get("version", "202312")
@@ -64,9 +76,12 @@ def flow(run: Run) -> None:
             "sizes": {"MEMBER_SHARE_INFO": 0}}))
         return str(app["client_id"])
 
-    with run.step("the app is registered (client id, secret, redirect URL) and a member exists"):
-        client_id = run.credential("client_id", create=register)
-        client_secret = run.credential("client_secret", create=lambda: str(app["client_secret"]))
+    if run.is_fake:
+        with run.step("the app is registered (client id, secret, redirect URL) and a member exists"):
+            run.credential("client_id", create=register)
+            run.credential("client_secret", create=lambda: str(app["client_secret"]))
+    client_id, client_secret = run.credentials.get("client_id", ""), run.credentials.get("client_secret", "")
+    oauth_base = run.credentials.get("oauth_base_url", "").rstrip("/")  # real: www.linkedin.com
     request = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT, "scope": SCOPE}
 
     def consent(decision: str, state: str) -> dict[str, str]:
@@ -107,14 +122,8 @@ def flow(run: Run) -> None:
     token = run.credential("access_token")
     headers = {"Authorization": f"Bearer {token}", version_header: version}
 
-    with run.step("the app introspects its token"):
-        details = run.request("POST", INTROSPECT, data={"token": token, "client_id": client_id,
-                                                        "client_secret": client_secret})
-        run.check(details.status_code == 200, "introspection answers", details.text)
-        info = details.json()
-        run.check(info.get("active") is True and info.get("status") == "active", "the token is active", info)
-        run.check(info.get("auth_type") == "3L" and info.get("expires_at", 0) > info.get("created_at", 0),
-                  "a 3-legged member token with its lifetime in epoch seconds", info)
+    if run.is_fake or (oauth_base and client_id and client_secret):
+        introspect(run, oauth_base + INTROSPECT, token, client_id, client_secret)
 
     with run.step("the DMA authorization call starts archiving"):
         started = run.request("POST", AUTHORIZATIONS, json={}, headers=headers)
