@@ -82,6 +82,20 @@ def _refuse_constant(name: str) -> Any:
     return float(name)  # NaN and Infinity are not JSON: check_json_value refuses them by their path
 
 
+def finite_number(value: Any) -> float | None:
+    """A JSON number as a finite float, or None: not a number (booleans are not), not finite, or an
+    integer too large for a float (``float(10**400)`` raises OverflowError, and so does
+    ``math.isfinite``). Range-check integers against their bounds before converting them."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            return None
+    return value if math.isfinite(value) else None
+
+
 def text_problem(text: str) -> str | None:
     """Why ``text`` cannot be stored and sent back as UTF-8 (a lone UTF-16 surrogate), or None."""
     try:

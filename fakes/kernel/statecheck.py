@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn, TypeVar
 
 from .errors import ControlError
-from .http import JSON_INT_MAX, JSON_INT_MIN, check_json_value
+from .http import JSON_INT_MAX, JSON_INT_MIN, check_json_value, finite_number
 
 T = TypeVar("T")
 
@@ -76,12 +76,12 @@ class StateReader:
                              nullable=nullable)
 
     def number(self, name: str, *, minimum: float = -math.inf, maximum: float = math.inf) -> float:
-        value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        number = finite_number(self.raw(name))  # None for an integer too large for a float
+        if number is None:
             refuse(self.where(name), "must be a finite number")
-        if not minimum <= value <= maximum:
+        if not minimum <= number <= maximum:
             refuse(self.where(name), f"must be from {minimum:g} to {maximum:g}")
-        return float(value)
+        return number
 
     def boolean(self, name: str) -> bool:
         value = self.raw(name)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from fakes.kernel.clock import utc_datetime
 from fakes.kernel.errors import ServiceError
 
 from .data import DataGenerator, MemberSeed, Person, Row, mix
@@ -82,7 +83,7 @@ class ActionContext:
 
     @property
     def moment(self) -> datetime:
-        return datetime.fromtimestamp(self.now_ms / 1000, tz=UTC)
+        return utc_datetime(self.now_ms)
 
     @property
     def delay_s(self) -> int:

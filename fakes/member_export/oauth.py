@@ -47,9 +47,10 @@ def missing(name: str) -> ServiceError:
 class AuthorizationPageError(Exception):
     """What the authorization page shows instead of redirecting (the redirect URL cannot be trusted)."""
 
-    def __init__(self, status: int, error: str, description: str) -> None:
+    def __init__(self, status: int, error: str, description: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(description)
         self.status, self.error, self.description = status, error, description
+        self.headers = headers or {}
 
 
 @dataclass

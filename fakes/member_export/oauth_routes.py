@@ -20,6 +20,7 @@ from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import json_response
+from fakes.kernel.limits import BodyTooLarge, limit_body
 
 from .consent_page import MAX_LISTED_MEMBERS, consent_page, error_page
 from .model import MemberExportModel
@@ -47,10 +48,12 @@ async def read_form(request: Request) -> dict[str, str]:
     if media_type != FORM:
         raise oauth_error(400, "invalid_request", f"The request body must be {FORM}")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_FORM_BYTES:
-            raise oauth_error(400, "invalid_request", f"The request body is larger than {MAX_FORM_BYTES} bytes")
+    try:  # the kernel refuses a body past the route's cap (declared below) before it is read
+        async for chunk in request.stream():
+            body += chunk
+    except BodyTooLarge as refused:
+        raise ServiceError(413, f"The request body is larger than {refused.cap} bytes", code="invalid_request",
+                           oauth_error="invalid_request", headers=refused.headers) from None
     try:
         pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, errors="strict")
     except (UnicodeDecodeError, ValueError):
@@ -96,7 +99,8 @@ def oauth_routes(fake: MemberExportFake) -> list[BaseRoute]:
             try:
                 form = await read_form(request)
             except ServiceError as refused:
-                raise page_error(400, "invalid_request", refused.message) from None
+                raise AuthorizationPageError(refused.status, "invalid_request", refused.message,
+                                             refused.headers) from None
             checked = model.authorization_request(form)
             if isinstance(checked, str):
                 return RedirectResponse(checked, 303)
@@ -104,7 +108,7 @@ def oauth_routes(fake: MemberExportFake) -> list[BaseRoute]:
                 return HTMLResponse(render_consent(model, checked, request), 200, headers=NO_STORE)
             return RedirectResponse(model.decide(checked, form.get("member_id"), form["decision"]), 303)
         except AuthorizationPageError as refused:
-            headers = {**NO_STORE, **({"Allow": "GET, POST"} if refused.status == 405 else {})}
+            headers = {**NO_STORE, **refused.headers, **({"Allow": "GET, POST"} if refused.status == 405 else {})}
             return HTMLResponse(error_page(status=refused.status, error=refused.error,
                                            description=refused.description), refused.status, headers=headers)
 
@@ -116,11 +120,8 @@ def oauth_routes(fake: MemberExportFake) -> list[BaseRoute]:
         require_post(request)
         return json_response(fake.model.introspect(await read_form(request)), 200, NO_STORE)
 
-    return [
-        Route(AUTHORIZATION, authorization, methods=ALL_METHODS),
-        Route(ACCESS_TOKEN, access_token, methods=ALL_METHODS),
-        Route(INTROSPECT, introspect, methods=ALL_METHODS),
-    ]
+    return [limit_body(Route(path, endpoint, methods=ALL_METHODS), MAX_FORM_BYTES) for path, endpoint in (
+        (AUTHORIZATION, authorization), (ACCESS_TOKEN, access_token), (INTROSPECT, introspect))]
 
 
 def require_post(request: Request) -> None:

@@ -145,7 +145,6 @@ def test_the_token_endpoint_answers_linkedins_errors_and_keeps_the_code(
     (b"grant_type=\xff", FORM, "not a valid UTF-8 form"),
     (b"grant_type=a&grant_type=b", FORM, "is repeated"),
     (b"code=" + b"x" * 5000, FORM, "longer than 4000"),
-    (b"x=" + b"y" * 20_000, FORM, "larger than 16384 bytes"),
 ])
 @pytest.mark.parametrize("path", [ACCESS_TOKEN, INTROSPECT])
 def test_malformed_forms_are_invalid_requests(fake: MemberExportFake, client: httpx.Client, path: str,
@@ -154,6 +153,20 @@ def test_malformed_forms_are_invalid_requests(fake: MemberExportFake, client: ht
     answer = client.post(path, content=content, headers=headers)
     assert answer.status_code == 400
     assert answer.json()["error"] == "invalid_request" and description in answer.json()["error_description"]
+    assert fake.export_state() == before
+
+
+@pytest.mark.parametrize("path", [ACCESS_TOKEN, INTROSPECT, AUTHORIZATION])
+def test_a_body_past_16_kb_is_refused_before_it_is_read(fake: MemberExportFake, client: httpx.Client,
+                                                        path: str) -> None:
+    before = fake.export_state()
+    answer = client.post(path, content=b"x=" + b"y" * 20_000, headers=FORM)
+    assert answer.status_code == 413 and answer.headers["connection"] == "close"
+    if path == AUTHORIZATION:
+        assert page_error(answer) == "invalid_request"
+    else:
+        assert answer.json() == {"error": "invalid_request",
+                                 "error_description": "The request body is larger than 16384 bytes"}
     assert fake.export_state() == before
 
 
