@@ -32,11 +32,13 @@ class Journal:
         self.size = size
         self.total = 0  # every request ever recorded, including those that fell off; the last seq
         self._cleared = 0  # entries up to this seq were cleared
-        self._seq = array("q", bytes(8 * size))  # per slot: the seq it holds (0: none)
-        self._at = array("q", bytes(8 * size))
-        self._status = array("q", bytes(8 * size))
-        self._request: list[tuple[str, str, str]] = [("", "", "")] * size
-        self._warnings: list[tuple[str, ...]] = [_NO_WARNINGS] * size
+        # per slot seq % size: the seq it holds (0: none), when, the status, the request, its warnings.
+        # The slots grow as requests come, up to ``size``: an idle fake (a new world) holds one.
+        self._seq = array("q", [0])
+        self._at = array("q", [0])
+        self._status = array("q", [0])
+        self._request: list[tuple[str, str, str]] = [("", "", "")]
+        self._warnings: list[tuple[str, ...]] = [_NO_WARNINGS]
         self._shared: dict[tuple[str, str, str], tuple[str, str, str]] = {}
 
     def add(self, method: str, path: str, query: str, status: int, epoch_ms: int,
@@ -52,6 +54,13 @@ class Journal:
                 if len(self._shared) >= MAX_SHARED_REQUESTS:
                     self._shared.clear()
                 self._shared[request] = request
+        if slot == len(self._seq):  # the ring is still filling
+            self._request.append(shared)
+            self._seq.append(seq)
+            self._at.append(epoch_ms)
+            self._status.append(status)
+            self._warnings.append(warnings)
+            return seq
         self._request[slot] = shared
         self._seq[slot] = seq
         self._at[slot] = epoch_ms
