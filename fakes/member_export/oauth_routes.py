@@ -20,7 +20,7 @@ from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import json_response
-from fakes.kernel.limits import BodyTooLarge, limit_body
+from fakes.kernel.limits import BodyTooLarge
 
 from .consent_page import MAX_LISTED_MEMBERS, consent_page, error_page
 from .model import MemberExportModel
@@ -48,9 +48,13 @@ async def read_form(request: Request) -> dict[str, str]:
     if media_type != FORM:
         raise oauth_error(400, "invalid_request", f"The request body must be {FORM}")
     body = bytearray()
-    try:  # the kernel refuses a body past the route's cap (declared below) before it is read
+    try:  # the kernel refuses a body past the fake's cap (1 MiB) before it is read: its 413, our shape
         async for chunk in request.stream():
             body += chunk
+            if len(body) > MAX_FORM_BYTES:  # a form this large is malformed, not merely large: 400
+                raise ServiceError(400, f"The request body is larger than {MAX_FORM_BYTES} bytes",
+                                   code="invalid_request", oauth_error="invalid_request",
+                                   headers={"Connection": "close"})
     except BodyTooLarge as refused:
         raise ServiceError(413, f"The request body is larger than {refused.cap} bytes", code="invalid_request",
                            oauth_error="invalid_request", headers=refused.headers) from None
@@ -120,8 +124,9 @@ def oauth_routes(fake: MemberExportFake) -> list[BaseRoute]:
         require_post(request)
         return json_response(fake.model.introspect(await read_form(request)), 200, NO_STORE)
 
-    return [limit_body(Route(path, endpoint, methods=ALL_METHODS), MAX_FORM_BYTES) for path, endpoint in (
-        (AUTHORIZATION, authorization), (ACCESS_TOKEN, access_token), (INTROSPECT, introspect))]
+    return [Route(AUTHORIZATION, authorization, methods=ALL_METHODS),
+            Route(ACCESS_TOKEN, access_token, methods=ALL_METHODS),
+            Route(INTROSPECT, introspect, methods=ALL_METHODS)]
 
 
 def require_post(request: Request) -> None:

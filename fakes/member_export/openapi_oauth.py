@@ -91,6 +91,7 @@ def oauth_paths() -> dict[str, Any]:
                 "decision": {"type": "string", "enum": ["allow", "cancel", "cancel_login"]}}
     page_errors = {"400": _page("bad request (error page)"),
                    "401": _page("unknown client_id or redirect_uri not registered (error page, never a redirect)")}
+    too_large = {"413": _page("a body past the fake's body cap (1 MiB)")}
     return {
         AUTHORIZATION: {
             "get": {"tags": [OAUTH_TAG], "security": [], "summary": "The member's consent page",
@@ -103,7 +104,7 @@ def oauth_paths() -> dict[str, Any]:
                      "responses": {"303": _redirect("to redirect_uri with code and state, or with "
                                                     "error=user_cancelled_authorize / user_cancelled_login"),
                                    "200": _page("the consent page again: the form carried no decision"),
-                                   **page_errors}},
+                                   **page_errors, **too_large}},
         },
         ACCESS_TOKEN: {"post": {
             "tags": [OAUTH_TAG], "security": [], "summary": "Exchange an authorization code (or a refresh token)",
@@ -111,13 +112,13 @@ def oauth_paths() -> dict[str, Any]:
                                   "code": _TEXT, "redirect_uri": _TEXT, "refresh_token": _TEXT, "client_id": _TEXT,
                                   "client_secret": _TEXT}, ["grant_type", "client_id", "client_secret"]),
             "responses": {"200": json_response_spec(TOKEN_ANSWER, "a new access token"),
-                          **_oauth_errors(400, 401, 405)}}},
+                          **_oauth_errors(400, 401, 405, 413)}}},
         INTROSPECT: {"post": {
             "tags": [OAUTH_TAG], "security": [], "summary": "A token's status, lifetime and scopes",
             "requestBody": _form({"token": _TEXT, "client_id": _TEXT, "client_secret": _TEXT},
                                  ["token", "client_id", "client_secret"]),
             "responses": {"200": json_response_spec(INTROSPECTION, "active: false for another application's token"),
-                          **_oauth_errors(400, 401, 405)}}},
+                          **_oauth_errors(400, 401, 405, 413)}}},
     }
 
 

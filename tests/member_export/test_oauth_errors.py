@@ -145,6 +145,7 @@ def test_the_token_endpoint_answers_linkedins_errors_and_keeps_the_code(
     (b"grant_type=\xff", FORM, "not a valid UTF-8 form"),
     (b"grant_type=a&grant_type=b", FORM, "is repeated"),
     (b"code=" + b"x" * 5000, FORM, "longer than 4000"),
+    (b"x=" + b"y" * 20_000, FORM, "larger than 16384 bytes"),
 ])
 @pytest.mark.parametrize("path", [ACCESS_TOKEN, INTROSPECT])
 def test_malformed_forms_are_invalid_requests(fake: MemberExportFake, client: httpx.Client, path: str,
@@ -157,17 +158,13 @@ def test_malformed_forms_are_invalid_requests(fake: MemberExportFake, client: ht
 
 
 @pytest.mark.parametrize("path", [ACCESS_TOKEN, INTROSPECT, AUTHORIZATION])
-def test_a_body_past_16_kb_is_refused_before_it_is_read(fake: MemberExportFake, client: httpx.Client,
-                                                        path: str) -> None:
-    before = fake.export_state()
-    answer = client.post(path, content=b"x=" + b"y" * 20_000, headers=FORM)
+def test_a_body_past_the_fakes_cap_is_refused_before_it_is_read(client: httpx.Client, path: str) -> None:
+    answer = client.post(path, content=b"x=" + b"y" * (1024 * 1024), headers=FORM)
     assert answer.status_code == 413 and answer.headers["connection"] == "close"
     if path == AUTHORIZATION:
         assert page_error(answer) == "invalid_request"
     else:
-        assert answer.json() == {"error": "invalid_request",
-                                 "error_description": "The request body is larger than 16384 bytes"}
-    assert fake.export_state() == before
+        assert answer.json()["error"] == "invalid_request" and "larger than" in answer.json()["error_description"]
 
 
 @pytest.mark.parametrize("path", [ACCESS_TOKEN, INTROSPECT])
