@@ -1,7 +1,7 @@
 """Schemathesis on the fake's own OpenAPI document, in process, with the caller's key configured
 on the schema (so a request schemathesis strips of its key is expected to be refused), plus the
 document's own promises: every documented status is reachable. (tests/contract runs the same
-operations with more examples; FAKES_FILINGS_CONTRACT_EXAMPLES raises the count here.)"""
+operations with more examples; FAKES_TEST_FILINGS_CONTRACT_EXAMPLES raises the count here.)"""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from fakes.filings import FilingsFake
 from tests.support.schemathesis_harness import operation_labels, run_operation
 
-EXAMPLES = int(os.environ.get("FAKES_FILINGS_CONTRACT_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("FAKES_TEST_FILINGS_CONTRACT_EXAMPLES", "25"))
 
 
 def _point_at_a_real_record(case: Any, known_id: bool) -> None:

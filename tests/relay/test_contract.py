@@ -12,7 +12,7 @@ import pytest
 from fakes.relay import RelayFake
 from tests.support.schemathesis_harness import operation_labels, run_operation
 
-EXAMPLES = int(os.environ.get("FAKES_RELAY_CONTRACT_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("FAKES_TEST_RELAY_CONTRACT_EXAMPLES", "40"))
 KNOWN_IDS = ["mailscout.people.email.find", "firmdata.companies.enrich", "proxy.email.verify",
              "https://api.firmdata.example/v1/companies/enrich"]
 
