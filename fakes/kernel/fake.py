@@ -356,8 +356,13 @@ def _under_control_prefix(routes: list[BaseRoute]) -> list[BaseRoute]:
     moved: list[BaseRoute] = []
     for route in routes:
         if isinstance(route, Route):
-            moved.append(Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
-                               name=route.name))
+            # kept on the route: a service whose control routes are shared by its fakes (worlds) moves them once
+            under = getattr(route, "_fakes_under_control", None)
+            if under is None:
+                under = Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
+                              name=route.name)
+                route._fakes_under_control = under  # type: ignore[attr-defined]
+            moved.append(under)
         else:
             moved.append(route)
     return moved

@@ -37,6 +37,8 @@ MAX_REMEMBERED = 4096
 MAX_REMEMBERED_PATH = 512
 
 _Remembered = tuple[ASGIApp, Route, dict[str, Any]]
+#: the attribute of a Route holding its lean ASGI app
+_LEAN = "_fakes_lean_app"
 
 
 class ServiceRouter(Router):
@@ -45,8 +47,9 @@ class ServiceRouter(Router):
     def __init__(self, routes: Sequence[BaseRoute]) -> None:
         super().__init__(routes=list(routes))
         self._remembered: dict[tuple[str, str, str], _Remembered] = {}
-        self._lean_apps: dict[int, ASGIApp] = {id(route): _lean_app(route) for route in self.routes
-                                               if isinstance(route, Route)}
+        for route in self.routes:  # kept on the route: routes shared by many fakes (worlds) build theirs once
+            if isinstance(route, Route) and getattr(route, _LEAN, None) is None:
+                setattr(route, _LEAN, _lean_app(route))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or "path_params" in scope:  # nested or not HTTP: Starlette's way
@@ -75,7 +78,7 @@ class ServiceRouter(Router):
         for route in self.routes:
             match, child_scope = route.matches(scope)
             if match is Match.FULL:
-                lean = self._lean_apps.get(id(route))
+                lean = getattr(route, _LEAN, None)
                 if lean is None or not isinstance(route, Route):
                     return None
                 return lean, route, child_scope["path_params"]

@@ -7,8 +7,9 @@ credential ladder, idempotency, saturation, a web firewall, simulated upstreams 
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.routing import BaseRoute
 
@@ -19,10 +20,20 @@ from fakes.kernel.http import dumps
 
 from . import control, openapi, routes, rules
 from .headers import Headers
-from .mcp import McpApp
 from .model import RelayModel
 from .settings import RelaySettings
-from .upstreams import AsgiUpstream, CannedUpstream, Handler, UpstreamRequest, UpstreamResponse, validate_canned
+from .upstreams import (
+    AsgiUpstream,
+    CannedUpstream,
+    FakeUpstream,
+    Handler,
+    UpstreamRequest,
+    UpstreamResponse,
+    validate_canned,
+)
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 __all__ = ["RelayFake", "RelayModel", "RelaySettings", "UpstreamRequest", "UpstreamResponse"]
 
@@ -46,18 +57,20 @@ class RelayFake(Fake):
     _demo: dict[str, str]
 
     def __init__(self, **kwargs: Any) -> None:
-        self.mcp_app = McpApp(self)
+        self.mcp_server: MCPServer | None = None  # built on the first connector request (fakes/relay/mcp.py)
         super().__init__(**kwargs)
 
     # -- kernel hooks ---------------------------------------------------------------------------
     def create_model(self) -> RelayModel:
-        return RelayModel(self.clock, self.settings, self.seed)
+        fake = weakref.ref(self)  # the model outlives no fake; a weak reference keeps them apart for the GC
+        return RelayModel(self.clock, self.settings, self.seed,
+                          world_of=lambda: getattr(fake(), "world_id", None))
 
     def routes(self) -> list[BaseRoute]:
-        return routes.routes(self)
+        return routes.routes()  # built once, shared by every fake and world
 
     def control_routes(self) -> list[BaseRoute]:
-        return control.routes(self)
+        return control.routes()
 
     def error_body(self, err: ServiceError) -> dict[str, Any]:
         """The relay's own errors: JSON with ``detail`` (and a machine-readable ``error``)."""
@@ -185,7 +198,7 @@ class RelayFake(Fake):
                                     f"{', '.join(registry.LIVE_FAKES) or 'none'})", code="not_found")
         if other is self:
             raise ControlError(400, "the relay cannot be its own upstream", code="invalid_body")
-        self.model.register_upstream(provider, AsgiUpstream(other.app))
+        self.model.register_upstream(provider, FakeUpstream(fake_name, self.model.world_of), {"fake": fake_name})
         return {"provider": provider, "upstream": "fake", "fake": fake_name}
 
     def set_saturation(self, **changes: Any) -> dict[str, Any]:

@@ -18,13 +18,12 @@ from typing import Any
 from fakes.kernel.errors import ControlError
 
 from .catalogue import COST_TYPES
+from .saturation import MAX_SATURATION
 
 Schema = dict[str, Any]
 
 #: the largest amount of micro-USD a body may name (a balance stays far inside 64 bits)
 MAX_MICRO = 10**12
-#: thresholds and Retry-After seconds of the saturation switch
-MAX_SATURATION = 10**9
 #: entry kinds: the simulated upstream's answer shapes
 KINDS = ["email", "verify", "person", "match", "company", "people", "lookalikes", "jobs", "list", "write", "generic"]
 

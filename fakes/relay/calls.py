@@ -113,6 +113,9 @@ class CallPipeline(PlannedCalls):
                 "estimated_cost_micro": micro, "estimated_cost_usd": micro / 1_000_000}
 
     async def call(self, request: CallInput) -> CallOutput:
+        if request.idempotency_key is not None:
+            # treg's reading of the header: stripped, at most 200 characters, and a blank one is no key
+            request.idempotency_key = request.idempotency_key.strip()[:billing.MAX_KEY_LENGTH] or None
         if request.method == "GET" and request.idempotency_key is None:
             answer = self.call_planned(request.target, request.query, request.token)
             if answer is not None:

@@ -24,6 +24,8 @@ class CatalogueOverlay:
     extra_providers: dict[str, Provider]
     extra_entries: dict[str, Entry]
     extra_routes: dict[tuple[str, str, str], str]
+    provider_specs: dict[str, dict[str, Any]]  # the bodies they were added with (the state export)
+    entry_specs: dict[str, dict[str, Any]]
     #: catalogue id -> (entry, provider, path, routed, required parameters); emptied when entries change
     _targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]]
     #: (catalogue id, query) -> what a repeated call needs (:mod:`fakes.relay.plans`); emptied likewise
@@ -138,6 +140,7 @@ class CatalogueOverlay:
                 "host": host, "runs_on_relay": False, "limits": {"per_minute": self.settings.upstream_rate_limit},
                 "pricing_url": f"https://{host}/pricing", "docs": f"https://{host}/docs"}
         self.extra_providers[service] = prov
+        self.provider_specs[service] = dict(body)
         return prov
 
     def add_entry(self, body: dict[str, Any]) -> Entry:
@@ -174,6 +177,7 @@ class CatalogueOverlay:
             raise ControlError(400, "kind is one of email, verify, person, match, company, people, lookalikes, "
                                     "jobs, list, write, generic", code="invalid_body")
         self.extra_entries[entry_id] = entry
+        self.entry_specs[entry_id] = dict(body)
         self.extra_routes[(service, method, path)] = entry_id
         self._catalogue_changed()
         return entry

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from fakes.kernel.verdicts import flag
 
 from . import pages, rules
 from .calls import CallInput, CallOutput
+from .mcp import MCP_APP
 from .teams import Team
 
 if TYPE_CHECKING:
@@ -78,123 +80,145 @@ def _has_body(method: str, headers: Mapping[bytes, bytes]) -> bool:
     return method != "GET" or b"content-length" in headers or b"transfer-encoding" in headers
 
 
-def routes(fake: RelayFake) -> list[BaseRoute]:
-    h = fake.model_headers
+def fake_of(request: Request) -> RelayFake:
+    """The fake (or world) this request reached: the kernel puts it in the scope. Routes are built
+    once per process and shared by every fake and world (a world then costs no routes of its own)."""
+    fake: RelayFake = request.scope["app"]
+    return fake
 
-    def team_of(request: Request) -> Team:
-        token = request.headers.get(h().token) or _bearer(request)
-        team = fake.model.team_for_token(token)
-        if team is None:
-            raise ServiceError(401, f"missing or unknown {h().token}", code="unauthorized")
-        return team
 
-    async def call(request: Request) -> Response:
-        scope = request.scope
-        names = fake.model.h
-        if scope["method"] == "GET":  # a repeated call may be answered from its plan (fakes/relay/plans.py)
-            token = None
-            for name, value in scope["headers"]:
-                if name == names.token_b:
-                    token = value
-                elif name in _NOT_PLANNED or name == names.body_encoding_b:
-                    break  # a body, its encoding or an idempotency key: the full pipeline answers
-            else:
-                answer = fake.model.call_planned(scope["path_params"]["target"],
-                                                 scope["query_string"].decode("latin-1"),
-                                                 token.decode("latin-1") if token is not None else None)
-                if answer is not None:
-                    return raw_response(*answer)
-        headers = dict(scope["headers"])
-        raw = await request.body() if _has_body(scope["method"], headers) else b""
-        encoding_raw = headers.get(names.body_encoding_b)
-        encoding = encoding_raw.decode("latin-1") if encoding_raw is not None else None
-        if blocked_by_firewall(raw):
-            flag(request, rules.UNENCODED_SQL_OR_HTML, f"{len(raw)}-byte body without {names.body_encoding}: base64")
-            if fake.settings.firewall:
-                return raw_response(403, [("content-type", "text/html; charset=utf-8")], FIREWALL_PAGE)
-        body = raw
-        if encoding is not None:
-            try:
-                if encoding.strip().lower() != "base64":
-                    raise ValueError(encoding)
-                body = base64.b64decode(b"".join(raw.split()), validate=True)
-            except (ValueError, binascii.Error):
-                call_id = fake.model.next_call_id()
-                return raw_response(400, [("content-type", "application/json"), (names.call_id, call_id),
-                                          (names.error, "1")],
-                                    fake.render({"detail": f"invalid {names.body_encoding} body (only base64 is "
-                                                           "supported, and the body must be valid base64)",
-                                                 "error": "invalid_body_encoding"}))
-        query_string = scope["query_string"]
-        params = dict(parse_query(request).items())  # the kernel parses each query string once
-        token = headers.get(names.token_b)
-        key = headers.get(b"idempotency-key")
-        output: CallOutput = await fake.model.call(CallInput(
-            method=scope["method"], target=scope["path_params"]["target"],
-            query=query_string.decode("latin-1"), params=params, headers=scope["headers"],
-            body=body, token=token.decode("latin-1") if token is not None else None,
-            idempotency_key=key.decode("latin-1") if key is not None else None))
-        for rule, detail in output.flags:
-            flag(request, rule, detail)
-        return raw_response(output.status, output.headers, output.body)
+def team_of(request: Request) -> Team:
+    fake = fake_of(request)
+    h = fake.model.h
+    team = fake.model.team_for_token(request.headers.get(h.token) or _bearer(request))
+    if team is None:
+        raise ServiceError(401, f"missing or unknown {h.token}", code="unauthorized")
+    return team
 
-    async def search(request: Request) -> Response:
-        query = parse_query(request)
-        limit = query_int(request, "limit", 25, minimum=1, maximum=100)
-        assert limit is not None
-        return json_response(fake.model.search(query.get("q", ""), limit))
 
-    async def endpoint(request: Request) -> Response:
-        entry_id = request.path_params["entry_id"]
-        detail = fake.model.endpoint_detail(entry_id)
-        if detail is None:
-            raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint",
-                               did_you_mean=[r["id"] for r in fake.model.search(entry_id, 3)["results"]])
-        return json_response(detail)
+async def call(request: Request) -> Response:
+    scope = request.scope
+    fake: RelayFake = scope["app"]
+    names = fake.model.h
+    if scope["method"] == "GET":  # a repeated call may be answered from its plan (fakes/relay/plans.py)
+        token = None
+        for name, value in scope["headers"]:
+            if name == names.token_b:
+                token = value
+            elif name in _NOT_PLANNED or name == names.body_encoding_b:
+                break  # a body, its encoding or an idempotency key: the full pipeline answers
+        else:
+            answer = fake.model.call_planned(scope["path_params"]["target"],
+                                             scope["query_string"].decode("latin-1"),
+                                             token.decode("latin-1") if token is not None else None)
+            if answer is not None:
+                return raw_response(*answer)
+    headers = dict(scope["headers"])
+    raw = await request.body() if _has_body(scope["method"], headers) else b""
+    encoding_raw = headers.get(names.body_encoding_b)
+    encoding = encoding_raw.decode("latin-1") if encoding_raw is not None else None
+    if blocked_by_firewall(raw):
+        flag(request, rules.UNENCODED_SQL_OR_HTML, f"{len(raw)}-byte body without {names.body_encoding}: base64")
+        if fake.settings.firewall:
+            return raw_response(403, [("content-type", "text/html; charset=utf-8")], FIREWALL_PAGE)
+    body = raw
+    if encoding is not None:
+        try:
+            if encoding.strip().lower() != "base64":
+                raise ValueError(encoding)
+            body = base64.b64decode(b"".join(raw.split()), validate=True)
+        except (ValueError, binascii.Error):
+            call_id = fake.model.next_call_id()
+            return raw_response(400, [("content-type", "application/json"), (names.call_id, call_id),
+                                      (names.error, "1")],
+                                fake.render({"detail": f"invalid {names.body_encoding} body (only base64 is "
+                                                       "supported, and the body must be valid base64)",
+                                             "error": "invalid_body_encoding"}))
+    query_string = scope["query_string"]
+    params = dict(parse_query(request).items())  # the kernel parses each query string once
+    token = headers.get(names.token_b)
+    key = headers.get(b"idempotency-key")
+    output: CallOutput = await fake.model.call(CallInput(
+        method=scope["method"], target=scope["path_params"]["target"],
+        query=query_string.decode("latin-1"), params=params, headers=scope["headers"],
+        body=body, token=token.decode("latin-1") if token is not None else None,
+        idempotency_key=key.decode("latin-1") if key is not None else None))
+    for rule, detail in output.flags:
+        flag(request, rule, detail)
+    return raw_response(output.status, output.headers, output.body)
 
-    async def access(request: Request) -> Response:
-        entry_id = request.path_params["entry_id"]
-        team = fake.model.team_for_token(request.headers.get(h().token) or _bearer(request))
-        answer = fake.model.access(entry_id, team)
-        if answer is None:
-            raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint")
-        return json_response(answer)
 
-    async def platforms(request: Request) -> Response:
-        return json_response({"platforms": fake.model.platforms()})
+async def search(request: Request) -> Response:
+    query = parse_query(request)
+    limit = query_int(request, "limit", 25, minimum=1, maximum=100)
+    assert limit is not None
+    return json_response(fake_of(request).model.search(query.get("q", ""), limit))
 
-    async def balance(request: Request) -> Response:
-        return json_response(team_of(request).summary())
 
-    async def call_record(request: Request) -> Response:
-        team = team_of(request)
-        record = fake.model.calls.get(request.path_params["call_id"])
-        if record is None or record["team_id"] != team.team_id:
-            raise ServiceError(404, f"no call {request.path_params['call_id']!r} of this team", code="not_found")
-        return json_response({k: record[k] for k in ("call_id", "endpoint_id", "provider", "credential", "status",
-                                                     "cost_micro", "billed", "replayed")})
+async def endpoint(request: Request) -> Response:
+    model = fake_of(request).model
+    entry_id = request.path_params["entry_id"]
+    detail = model.endpoint_detail(entry_id)
+    if detail is None:
+        raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint",
+                           did_you_mean=[r["id"] for r in model.search(entry_id, 3)["results"]])
+    return json_response(detail)
 
-    async def orgs(request: Request) -> Response:
-        team = team_of(request)
-        return json_response([_org_row(team)])
 
-    async def org_balance(request: Request) -> Response:
-        team = team_of(request)
-        if request.path_params["org_id"] != _org_number(team):
-            raise ServiceError(404, "no such org for this token", code="not_found")
-        limit = query_int(request, "limit", 20, minimum=0, maximum=500)
-        assert limit is not None
-        items = [{"created_at": row["at"], "kind": row["kind"], "amount_micro": row["amount_micro"],
-                  "endpoint_id": row["endpoint_id"], "call_id": row["call_id"]}
-                 for row in reversed(team.ledger_rows())][:limit]
-        return json_response({"balance_micro": team.balance_micro, "holds_micro": team.holds_micro, "blocks": [],
-                              "holds": [{"amount_micro": amount, "endpoint_id": endpoint_id}
-                                        for amount, endpoint_id in team.holds.values()],
-                              "entries": {"items": items}})
+async def access(request: Request) -> Response:
+    model = fake_of(request).model
+    entry_id = request.path_params["entry_id"]
+    team = model.team_for_token(request.headers.get(model.h.token) or _bearer(request))
+    answer = model.access(entry_id, team)
+    if answer is None:
+        raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint")
+    return json_response(answer)
 
-    async def text_page(request: Request) -> Response:
-        return pages.render(fake, get_route_path(request.scope))
 
+async def platforms(request: Request) -> Response:
+    return json_response({"platforms": fake_of(request).model.platforms()})
+
+
+async def balance(request: Request) -> Response:
+    return json_response(team_of(request).summary())
+
+
+async def call_record(request: Request) -> Response:
+    team = team_of(request)
+    record = fake_of(request).model.calls.get(request.path_params["call_id"])
+    if record is None or record["team_id"] != team.team_id:
+        raise ServiceError(404, f"no call {request.path_params['call_id']!r} of this team", code="not_found")
+    return json_response({k: record[k] for k in ("call_id", "endpoint_id", "provider", "credential", "status",
+                                                 "cost_micro", "billed", "replayed")})
+
+
+async def orgs(request: Request) -> Response:
+    team = team_of(request)
+    return json_response([_org_row(team)])
+
+
+async def org_balance(request: Request) -> Response:
+    team = team_of(request)
+    if request.path_params["org_id"] != _org_number(team):
+        raise ServiceError(404, "no such org for this token", code="not_found")
+    limit = query_int(request, "limit", 20, minimum=0, maximum=500)
+    assert limit is not None
+    items = [{"created_at": row["at"], "kind": row["kind"], "amount_micro": row["amount_micro"],
+              "endpoint_id": row["endpoint_id"], "call_id": row["call_id"]}
+             for row in reversed(team.ledger_rows())][:limit]
+    return json_response({"balance_micro": team.balance_micro, "holds_micro": team.holds_micro, "blocks": [],
+                          "holds": [{"amount_micro": amount, "endpoint_id": endpoint_id}
+                                    for amount, endpoint_id in team.holds.values()],
+                          "entries": {"items": items}})
+
+
+async def text_page(request: Request) -> Response:
+    return pages.render(fake_of(request), get_route_path(request.scope))
+
+
+@functools.cache
+def routes() -> list[BaseRoute]:
+    """The relay's routes, built once per process and shared by every fake and world."""
     return [
         Route("/call/{target:path}", call, methods=["GET", "POST"]),
         Route("/catalog/search", search, methods=["GET"]),
@@ -207,7 +231,7 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
         Route("/orgs/{org_id:int}/balance", org_balance, methods=["GET"]),
         *[Route(path, text_page, methods=["GET"]) for path in pages.PATHS],
         Route("/tools/{provider}", text_page, methods=["GET"]),
-        Mount("/mcp/v2", app=fake.mcp_app),
+        Mount("/mcp/v2", app=MCP_APP),
     ]
 
 

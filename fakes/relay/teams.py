@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakes.kernel.clock import iso_ms
+from fakes.kernel.clock import MAX_EPOCH_MS, iso_ms
+from fakes.kernel.statecheck import StateReader, check_text
 
-from .ledger import MAX_AMOUNT, Ledger, LedgerRow
+from .ledger import FIELDS, LEDGER_ROWS, MAX_AMOUNT, Ledger, LedgerRow
 
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
 _NO_HOLD = (0, "")
@@ -87,37 +88,36 @@ class Team:
                 **({} if self.upstream_rate_limited else {"upstream_rate_limited": False})}
 
     @classmethod
-    def from_state(cls, raw: dict[str, Any]) -> Team:
-        team = cls(team_id=_text(raw["team_id"]), name=_text(raw["name"]), token=_text(raw["token"]),
-                   balance_micro=micro_amount(raw["balance_micro"]))
-        team.tools = {_text(k): _text(v) for k, v in dict(raw.get("tools", {})).items()}
-        team.secrets = {_text(k): _text(v) for k, v in dict(raw.get("secrets", {})).items()}
-        for row in raw.get("ledger", []):
-            team.ledger.add(*_ledger_row(row))
-        limited = raw.get("upstream_rate_limited", True)
-        if not isinstance(limited, bool):
-            raise ValueError(f"upstream_rate_limited must be true or false, got {limited!r}")
-        team.upstream_rate_limited = limited
+    def from_state(cls, read: StateReader) -> Team:
+        """A team as :meth:`to_state` exports it, each field checked (a 400 naming the field)."""
+        read.only(("team_id", "name", "token", "balance_micro", "tools", "secrets", "ledger", "upstream_rate_limited"))
+        team = cls(team_id=read.text("team_id", min_length=1, max_length=200),
+                   name=read.text("name", min_length=1, max_length=500),
+                   token=read.text("token", min_length=1, max_length=500),
+                   balance_micro=read.integer("balance_micro", minimum=0, maximum=MAX_AMOUNT - 1))
+        for kind in ("tools", "secrets"):
+            found = read.mapping(kind) if read.has(kind) else {}
+            keys = {check_text(k, read.where(kind), min_length=1, max_length=500):
+                    check_text(v, read.where(f"{kind}.{k}"), min_length=1, max_length=10_000)
+                    for k, v in found.items()}
+            setattr(team, kind, keys)
+        if read.has("ledger"):
+            for row in read.objects("ledger", max_items=LEDGER_ROWS):
+                team.ledger.add(*_ledger_row(row))
+        if read.has("upstream_rate_limited"):
+            team.upstream_rate_limited = read.boolean("upstream_rate_limited")
         return team
 
 
-def _ledger_row(raw: Any) -> LedgerRow:
-    if not isinstance(raw, dict) or not all(isinstance(raw.get(name), int) and not isinstance(raw.get(name), bool)
-                                            for name in ("epoch_ms", "amount_micro")):
-        raise ValueError("each ledger row needs integer epoch_ms and amount_micro")
-    kind, call_id, endpoint_id = raw.get("kind", "call"), raw.get("call_id"), raw.get("endpoint_id")
-    if not isinstance(kind, str) or not all(v is None or isinstance(v, str) for v in (call_id, endpoint_id)):
-        raise ValueError("a ledger row's kind is a string, its call_id and endpoint_id strings or null")
-    balance = raw.get("balance_micro", 0)
-    if not isinstance(balance, int) or isinstance(balance, bool):
-        raise ValueError("a ledger row's balance_micro is an integer")
-    return raw["epoch_ms"], kind, call_id, endpoint_id, raw["amount_micro"], balance
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"expected a non-empty string, got {value!r}")
-    return value
+def _ledger_row(read: StateReader) -> LedgerRow:
+    read.only(FIELDS)
+    kind = read.text("kind", min_length=1, max_length=40) if read.has("kind") else "call"
+    call_id = read.text("call_id", max_length=200, nullable=True) if read.has("call_id") else None
+    endpoint_id = read.text("endpoint_id", max_length=500, nullable=True) if read.has("endpoint_id") else None
+    amount = read.integer("amount_micro", minimum=-MAX_AMOUNT + 1, maximum=MAX_AMOUNT - 1)
+    balance = read.integer("balance_micro", minimum=-MAX_AMOUNT + 1, maximum=MAX_AMOUNT - 1) \
+        if read.has("balance_micro") else 0
+    return read.integer("epoch_ms", minimum=0, maximum=MAX_EPOCH_MS), kind, call_id, endpoint_id, amount, balance
 
 
 def micro_amount(value: Any) -> int:
