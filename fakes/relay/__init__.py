@@ -19,6 +19,8 @@ from fakes.kernel.fake import Fake
 from fakes.kernel.http import dumps
 
 from . import control, openapi, routes, rules
+from .accounts import keys
+from .accounts.orgdata import CreditBlock
 from .headers import Headers
 from .model import RelayModel
 from .settings import RelaySettings
@@ -73,8 +75,11 @@ class RelayFake(Fake):
         return control.routes()
 
     def error_body(self, err: ServiceError) -> dict[str, Any]:
-        """The relay's own errors: JSON with ``detail`` (and a machine-readable ``error``)."""
-        return {"detail": err.message, "error": err.code or "error", **err.extra}
+        """The relay's own errors: JSON with ``detail`` (and a machine-readable ``error``); a request
+        FastAPI would refuse while reading it carries its list of problems as ``detail``."""
+        extra = dict(err.extra)
+        detail = extra.pop("detail", err.message)
+        return {"detail": detail, "error": err.code or "error", **extra}
 
     def openapi_document(self) -> dict[str, Any]:
         return openapi.document(self.settings)
@@ -148,22 +153,27 @@ class RelayFake(Fake):
         return {**team.summary(), "ledger": team.ledger_rows()}
 
     def add_tool(self, team_id: str, provider: str, key: str) -> dict[str, Any]:
-        """Register the team's own key for ``provider`` (rung 1 of the ladder; never billed)."""
+        """Register the team's own key for ``provider`` (rung 1 of the ladder; never billed): a tool
+        named after the provider on its host, bound to a secret holding ``key``, as ``POST /tools`` makes."""
         team = self.model.team(team_id)
         self.model.known_provider(provider)
-        team.tools[provider] = key
+        known = self.model.provider(provider)
+        assert known is not None
+        keys.control_tool(self.model.accounts, team, provider, known["host"], key)
         return {"team_id": team_id, "provider": provider, "kind": "own_tool"}
 
     def add_secret(self, team_id: str, provider: str, secret: str) -> dict[str, Any]:
         """Store a secret for ``provider`` (rung 2, injected through a virtual tool; never billed)."""
         team = self.model.team(team_id)
         self.model.known_provider(provider)
-        team.secrets[provider] = secret
+        keys.control_secret(self.model.accounts, team, provider, secret)
         return {"team_id": team_id, "provider": provider, "kind": "secret"}
 
     def topup(self, team_id: str, amount_micro: int) -> dict[str, Any]:
         team = self.model.team(team_id)
         team.topup(amount_micro, self.clock.now_ms())
+        team.org.blocks.append(CreditBlock(self.model.accounts.next("block"), "topup", amount_micro,
+                                           self.clock.now_ms()))
         return team.summary()
 
     def register_upstream(self, provider: str, handler: Callable[[UpstreamRequest], Any] | None = None, *,

@@ -87,13 +87,13 @@ ENTRY = strict({"id": {"type": "string", "maxLength": 200, "pattern": _ENTRY_ID}
 
 def check(body: Any, schema: Schema) -> None:
     """Refuse ``body`` with a 400 naming the first field that breaks ``schema``."""
-    problem = _problem(body, schema, "")
-    if problem is not None:
-        where, why = problem
+    found = problem(body, schema, "")
+    if found is not None:
+        where, why = found
         raise ControlError(400, f"{where or 'body'}: {why}", code="invalid_body", field=where or None)
 
 
-_TYPES: dict[str, Any] = {"object": dict, "array": list, "string": str, "boolean": bool}
+_TYPES: dict[str, Any] = {"object": dict, "array": list, "string": str, "boolean": bool, "number": (int, float)}
 
 
 @functools.lru_cache(maxsize=64)
@@ -107,7 +107,7 @@ def _join(where: str, name: str | int) -> str:
     return f"{where}.{name}" if where else name
 
 
-def _problem(value: Any, schema: Schema, where: str) -> tuple[str, str] | None:
+def problem(value: Any, schema: Schema, where: str) -> tuple[str, str] | None:
     if value is None and schema.get("nullable"):
         return None
     kind = schema.get("type")
@@ -123,14 +123,14 @@ def _problem(value: Any, schema: Schema, where: str) -> tuple[str, str] | None:
             return where, f"must have {schema.get('minLength', 0)} to {schema.get('maxLength')} characters"
         if "pattern" in schema and not _regex(schema["pattern"]).search(value):
             return where, f"must match {schema['pattern']}"
-    if (isinstance(value, int) and not isinstance(value, bool)
+    if (isinstance(value, (int, float)) and not isinstance(value, bool)
             and not schema.get("minimum", value) <= value <= schema.get("maximum", value)):
         return where, f"must be from {schema.get('minimum')} to {schema.get('maximum')}"
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", len(value)):
             return where, f"must have {schema.get('minItems', 0)} to {schema.get('maxItems')} items"
         for index, item in enumerate(value):
-            found = _problem(item, schema.get("items", {}), _join(where, index))
+            found = problem(item, schema.get("items", {}), _join(where, index))
             if found is not None:
                 return found
     if isinstance(value, dict):
@@ -143,17 +143,17 @@ def _problem(value: Any, schema: Schema, where: str) -> tuple[str, str] | None:
         extra = schema.get("additionalProperties", True)
         for name, item in value.items():
             if name in properties:
-                found = _problem(item, properties[name], _join(where, name))
+                found = problem(item, properties[name], _join(where, name))
             elif extra is False:
                 found = (_join(where, name), "is not a known field")
             elif isinstance(extra, dict):
-                found = _problem(item, extra, _join(where, name))
+                found = problem(item, extra, _join(where, name))
             else:
                 found = None
             if found is not None:
                 return found
-    if "oneOf" in schema and sum(_problem(value, option, where) is None for option in schema["oneOf"]) != 1:
+    if "oneOf" in schema and sum(problem(value, option, where) is None for option in schema["oneOf"]) != 1:
         return where, "must match exactly one of: " + "; ".join(map(str, schema["oneOf"]))
-    if "anyOf" in schema and all(_problem(value, option, where) is not None for option in schema["anyOf"]):
+    if "anyOf" in schema and all(problem(value, option, where) is not None for option in schema["anyOf"]):
         return where, "must match one of: " + "; ".join(map(str, schema["anyOf"]))
     return None

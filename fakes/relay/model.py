@@ -11,7 +11,10 @@ from typing import Any
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ControlError
 
-from . import billing, catalogue, data, state
+from . import asyncjobs, billing, catalogue, data, state
+from .accounts.identity import Accounts
+from .accounts.orgdata import CreditBlock
+from .accounts.people import Membership, User, slugify
 from .calls import CallPipeline
 from .catalogue import Entry, Provider
 from .headers import Headers
@@ -33,14 +36,14 @@ class RelayModel(CallPipeline):
         self.h = Headers(settings.header_prefix)
         self.prefix = self.h.prefix
         self.base = catalogue.build(seed, settings.providers, settings.endpoints, settings.relay_name,
-                                    settings.upstream_rate_limit)
+                                    settings.upstream_rate_limit, settings.trial_allowance)
         self.extra_providers: dict[str, Provider] = {}
         self.extra_entries: dict[str, Entry] = {}
         self.extra_routes: dict[tuple[str, str, str], str] = {}
         #: catalogue id -> (entry, provider, path, routed, required parameters); emptied when entries change
         self._targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]] = {}
         self.teams: dict[str, Team] = {}
-        self.tokens: dict[str, str] = {}  # token -> team id
+        self.by_token: dict[str, Membership] = {}  # every member's token -> its membership (and team)
         self._id_prefix = data.token_text(seed, "calls")[:10]
         self.calls = CallRecords(f"call_{self._id_prefix}")
         self._plans: dict[tuple[str, str], Plan] = {}  # (catalogue id, query) -> plan of a repeated call
@@ -56,24 +59,36 @@ class RelayModel(CallPipeline):
         self.team_seq = 0
         self.not_before_ms: dict[str, int] = {}  # team -> end of its last 503's Retry-After
         self.billed_posts: dict[str, dict[str, int]] = {}  # team -> fingerprint of a billed keyless POST -> at
+        self.tasks: dict[str, asyncjobs.Task] = {}  # asynchronous submissions (fakes/relay/asyncjobs.py)
+        self.accounts = Accounts(self)  # users, memberships, logins, invites, checkouts (fakes/relay/accounts/)
 
     # -- teams -----------------------------------------------------------------------------------
     def create_team(self, balance_micro: int | None = None, name: str | None = None, *,
-                    upstream_rate_limited: bool = True) -> Team:
+                    upstream_rate_limited: bool = True, owner: User | None = None, demo: bool = False,
+                    sandbox: bool = False) -> Team:
+        """A team (treg's org) with its first member, the owner, whose token is the team's token. A
+        team made through the control plane gets an owner of its own (``owner@<slug>.example``); a
+        demo or sandbox team starts with nothing (treg grants no promotion to those)."""
         if balance_micro is not None:
             balance_micro = micro_amount(balance_micro)  # refused before a team number is taken
         while True:  # an imported team may hold the next number's id or token: skip it
             self.team_seq += 1
             team_id = f"team_{self.team_seq}"
             token = f"{self.settings.relay_name}_{data.token_text(self.seed, 'team', self.team_seq)}"
-            if team_id not in self.teams and token not in self.tokens:
+            if team_id not in self.teams and token not in self.by_token:
                 break
+        if balance_micro is None:
+            balance_micro = 0 if demo or sandbox else self.settings.start_balance_micro
         team = Team(team_id=team_id, name=name or data.team_name(self.seed, self.team_seq), token=token,
-                    balance_micro=self.settings.start_balance_micro if balance_micro is None else balance_micro,
-                    upstream_rate_limited=upstream_rate_limited)
-        team.grant(self.clock.now_ms())
+                    balance_micro=balance_micro, upstream_rate_limited=upstream_rate_limited)
+        slug = self.accounts.unique_slug(slugify(team.name))
         self.teams[team_id] = team
-        self.tokens[token] = team_id
+        self.accounts.attach_org(team, owner or self.accounts.user(f"owner@{slug}.example"), slug=slug, demo=demo,
+                                 sandbox=sandbox)
+        if balance_micro:
+            team.grant(self.clock.now_ms())
+            team.org.blocks.append(CreditBlock(self.accounts.next("block"), "promo", balance_micro,
+                                               self.clock.now_ms()))
         return team
 
     def team(self, team_id: str) -> Team:

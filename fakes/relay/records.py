@@ -197,6 +197,19 @@ class CallRecords:
                 count += 1
         return count
 
+    def count_trial(self, team_id: str, provider: str, since_ms: int, paid: set[str] | None = None) -> int:
+        """The team's 2xx calls of ``provider`` on the relay's key at or after ``since_ms`` (a trial
+        pool's allowance: only its paid endpoints when ``paid`` names them)."""
+        count = 0
+        for _seq, slot in self._own_slots(newest_first=True):
+            if self._at[slot] < since_ms:
+                break
+            if (self._team[slot] == team_id and self._provider[slot] == provider
+                    and self._credential[slot] == "relay_key" and 200 <= self._status[slot] < 300
+                    and (paid is None or self._endpoint[slot] in paid)):
+                count += 1
+        return count
+
     @property
     def newest(self) -> int:
         """The highest call number among this model's own records (0: none)."""

@@ -18,7 +18,9 @@ from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.errors import ControlError
 from fakes.kernel.statecheck import StateReader, check_integer, check_text, refuse
 
-from . import bodies
+from . import asyncjobs, bodies
+from .accounts import keys
+from .accounts import state as accounts_state
 from .teams import Team
 from .upstreams import CannedUpstream, FakeUpstream, validate_canned
 
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 #: call ids keep their form (10 hex digits of the number) up to here; state may not name more
 MAX_CALL_SEQ = 16**10 - 2**20
 TOP_FIELDS = ("teams", "calls", "stats", "idempotency", "saturation", "providers", "entries", "upstreams",
-              "call_seq", "team_seq", "rate_windows", "not_before_ms", "billed_posts", "accounts")
+              "call_seq", "team_seq", "rate_windows", "not_before_ms", "billed_posts", "accounts", "tasks")
 
 
 def export(model: RelayModel) -> dict[str, Any]:
@@ -46,6 +48,8 @@ def export(model: RelayModel) -> dict[str, Any]:
         "rate_windows": model.simulated.windows_state(),
         "not_before_ms": dict(model.not_before_ms),
         "billed_posts": {team: dict(seen) for team, seen in model.billed_posts.items()},
+        "tasks": asyncjobs.to_state(model),
+        "accounts": accounts_state.export(model),
     }
 
 
@@ -59,14 +63,16 @@ def load(model: RelayModel, state: Any) -> None:
         _control_step(f"model.entries[{index}]", lambda row=row: model.add_entry(_body(row, bodies.ENTRY)))
     for team_read in read.objects("teams") if read.has("teams") else []:
         team = Team.from_state(team_read)
-        if team.team_id in model.teams or team.token in model.tokens:
-            refuse(team_read.where("team_id"), "repeats another team's id or token")
-        for kind in ("tools", "secrets"):
-            for provider in getattr(team, kind):
-                if model.provider(provider) is None:
-                    refuse(team_read.where(f"{kind}.{provider}"), "names no provider of the catalogue")
+        if team.team_id in model.teams:
+            refuse(team_read.where("team_id"), "repeats another team's id")
+        team.org = accounts_state.read_org(team_read.object("org"))
         model.teams[team.team_id] = team
-        model.tokens[team.token] = team.team_id
+    if read.has("accounts"):
+        accounts_state.load(model, read.object("accounts"))
+    elif model.teams:
+        refuse("model.accounts", "is missing (the teams' members and their tokens are there)")
+    for team in model.teams.values():
+        keys.refresh_ladder(model, team)
     for record in read.objects("calls", max_items=2 * model.calls.limit) if read.has("calls") else []:
         model.calls.load(record)
     model.stats = _stats(read.mapping("stats") if read.has("stats") else {})
@@ -76,6 +82,8 @@ def load(model: RelayModel, state: Any) -> None:
         model.saturation.load(read.object("saturation"))
     for provider, spec in (read.mapping("upstreams") if read.has("upstreams") else {}).items():
         _upstream(model, provider, spec, f"model.upstreams.{provider}")
+    for row in read.objects("tasks") if read.has("tasks") else []:
+        asyncjobs.load(model, row)
     model.call_seq = read.integer("call_seq", minimum=0, maximum=MAX_CALL_SEQ) if read.has("call_seq") else 0
     if model.calls.newest > model.call_seq:
         refuse("model.call_seq", f"is {model.call_seq}, but a call record's id names call {model.calls.newest}")

@@ -8,11 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakes.kernel.clock import MAX_EPOCH_MS, iso_ms
-from fakes.kernel.statecheck import StateReader, check_text
+from fakes.kernel.statecheck import StateReader
 
+from .accounts.orgdata import OrgData
 from .ledger import FIELDS, LEDGER_ROWS, MAX_AMOUNT, Ledger, LedgerRow
 
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
+#: a provider whose rung-1 tool is chosen per call (several tools on its host, a path-scoped base URL,
+#: a project scope): the full pipeline resolves it (fakes/relay/accounts/keys.py)
+RESOLVE = "\0resolve"
 _NO_HOLD = (0, "")
 
 
@@ -20,10 +24,12 @@ _NO_HOLD = (0, "")
 class Team:
     team_id: str
     name: str
-    token: str
+    token: str  # the token of its first member (the owner); every member's token reaches the same balance
     balance_micro: int
-    tools: dict[str, str] = field(default_factory=dict)    # provider -> the team's own key
-    secrets: dict[str, str] = field(default_factory=dict)  # provider -> stored secret
+    #: rung 1 and rung 2 of the ladder, provider -> key, derived from the team's tools and secrets
+    #: (fakes/relay/accounts/keys.py refresh_ladder); a rung-1 value RESOLVE means "chosen per call"
+    tools: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)
     holds: dict[str, tuple[int, str]] = field(default_factory=dict)  # call_id -> (amount_micro, endpoint_id)
     holds_micro: int = 0
     #: the last LEDGER_ROWS movements, oldest first (dicts, with the time formatted, are built when read)
@@ -31,6 +37,15 @@ class Team:
     #: False: the simulated providers neither count nor limit this team's calls (the benchmark's team,
     #: which calls one provider thousands of times at one virtual instant); other teams keep the limit
     upstream_rate_limited: bool = True
+    #: its account data: slug, members, policy, credentials, billing (fakes/relay/accounts/orgdata.py)
+    org: OrgData = field(default_factory=OrgData)
+    #: False while a team rule may refuse, reroute or rename a call (then no call is answered from a plan)
+    plannable: bool = True
+
+    @property
+    def number(self) -> int:
+        """The org id treg's routes name (``team_7`` is org 7)."""
+        return int(self.team_id.rpartition("_")[2])
 
     @property
     def available_micro(self) -> int:
@@ -83,24 +98,18 @@ class Team:
 
     def to_state(self) -> dict[str, Any]:
         return {"team_id": self.team_id, "name": self.name, "token": self.token, "balance_micro": self.balance_micro,
-                "tools": dict(self.tools), "secrets": dict(self.secrets),
-                "ledger": self.ledger.dicts(),
+                "ledger": self.ledger.dicts(), "org": self.org.to_state(),
                 **({} if self.upstream_rate_limited else {"upstream_rate_limited": False})}
 
     @classmethod
     def from_state(cls, read: StateReader) -> Team:
-        """A team as :meth:`to_state` exports it, each field checked (a 400 naming the field)."""
-        read.only(("team_id", "name", "token", "balance_micro", "tools", "secrets", "ledger", "upstream_rate_limited"))
-        team = cls(team_id=read.text("team_id", min_length=1, max_length=200),
-                   name=read.text("name", min_length=1, max_length=500),
+        """A team as :meth:`to_state` exports it, each field checked (a 400 naming the field); its
+        ``org`` is read by the accounts' state reader."""
+        read.only(("team_id", "name", "token", "balance_micro", "ledger", "upstream_rate_limited", "org"))
+        team_id = read.text("team_id", min_length=6, max_length=30, pattern=r"team_[1-9][0-9]{0,17}")
+        team = cls(team_id=team_id, name=read.text("name", min_length=1, max_length=500),
                    token=read.text("token", min_length=1, max_length=500),
                    balance_micro=read.integer("balance_micro", minimum=0, maximum=MAX_AMOUNT - 1))
-        for kind in ("tools", "secrets"):
-            found = read.mapping(kind) if read.has(kind) else {}
-            keys = {check_text(k, read.where(kind), min_length=1, max_length=500):
-                    check_text(v, read.where(f"{kind}.{k}"), min_length=1, max_length=10_000)
-                    for k, v in found.items()}
-            setattr(team, kind, keys)
         if read.has("ledger"):
             for row in read.objects("ledger", max_items=LEDGER_ROWS):
                 team.ledger.add(*_ledger_row(row))

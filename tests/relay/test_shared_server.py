@@ -70,7 +70,7 @@ def test_an_imported_state_is_refused_naming_the_field(path: tuple[Any, ...], va
 def test_every_scalar_of_an_exported_state_mutated_is_refused_or_served() -> None:
     """Each scalar of a realistic state set to a wrong type, null or out of range: the import is a
     400, or the imported fake answers its calls without a 5xx (the clock moved on too)."""
-    fake, team, state = _state_after_some_calls()
+    _fake, team, state = _state_after_some_calls()
     paths: list[tuple[Any, ...]] = []
 
     def walk(node: Any, path: tuple[Any, ...]) -> None:
@@ -102,7 +102,7 @@ def test_every_scalar_of_an_exported_state_mutated_is_refused_or_served() -> Non
                 for call in (http.get(CALL, params={"domain": "northwind.com"}, headers={"Idempotency-Key": "k1"}),
                              http.get(CALL, params={"domain": "northwind.com"}),
                              http.get("/balance"), http.get("/_fake/state")):
-                    assert call.status_code < 500 or call.status_code == 503 and "proxy_saturated" in call.text, \
+                    assert call.status_code < 500 or (call.status_code == 503 and "proxy_saturated" in call.text), \
                         (path, wrong, call.status_code, call.text[:200])
 
 
