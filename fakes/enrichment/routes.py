@@ -19,6 +19,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, dumps, encoded_headers, json_response, parse_query, read_json
+from fakes.kernel.limits import BodyTooLarge
 from fakes.kernel.verdicts import ClientRule, flag
 
 from .calls import Answer, Call
@@ -156,6 +157,10 @@ async def read_body(model: EnrichmentModel, call: Call, request: Request) -> Any
         raise model.error(call, 413, "The request body is too large.")
     try:
         return await read_json(request)
+    except BodyTooLarge as err:  # the kernel's body cap (fakes/kernel/limits.py): still a 413
+        refusal = model.error(call, 413, err.message)
+        refusal.headers["Connection"] = "close"
+        raise refusal from None
     except ServiceError as err:
         raise model.error(call, 400, err.message) from None
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import base64
 import functools
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
+
+from fakes.kernel.clock import utc_datetime
 
 from .data import mix, pools, rng, short_id, unit
 
@@ -45,11 +46,11 @@ COUNTRIES = (("US", "United States", "US-CA"), ("US", "United States", "US-NY"),
 
 
 def iso_ms(epoch_ms: int) -> str:
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_datetime(epoch_ms).strftime("%Y-%m-%dT%H:%M:%SZ")  # the kernel's: exact, safe past year 9999
 
 
 def _date(epoch_ms: int, fmt: str = "%Y-%m-%d") -> str:
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime(fmt)
+    return utc_datetime(epoch_ms).strftime(fmt)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import datetime as dt
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from fakes.kernel.clock import MAX_EPOCH_MS, utc_datetime
 from fakes.kernel.errors import ServiceError
 
 TIERS = ("free", "standard", "level2", "enterprise")
@@ -68,15 +69,14 @@ class ApiKey:
         self.roll_over(now_ms)
         if self.quota is None or self.used < self.quota:
             return
-        resets = dt.date(self.year + 1, 1, 1)
-        reset_ms = int(dt.datetime(self.year + 1, 1, 1, tzinfo=dt.UTC).timestamp() * 1000)
+        reset_ms = year_start_ms(self.year + 1)
         wait_s = max(1, -((now_ms - reset_ms) // 1000))
         refusal = ServiceError(
             429, f"Request was throttled. Expected available in {wait_s} seconds.", code="quota_limit_exceeded",
             headers={"Retry-After": str(wait_s), **self.headers(burst_limit)},
             error="Too Many Requests", type="quota_limit_exceeded", scope="quota",
             resolution="Wait until the allowance resets or upgrade your plan.",
-            retry_after_seconds=wait_s, limit=self.quota, interval="annual", resets_on=resets.isoformat(),
+            retry_after_seconds=wait_s, limit=self.quota, interval="annual", resets_on=f"{self.year + 1:04d}-01-01",
             upgrade_url="https://financialreports.eu/pricing/",
         )
         # `message` is also ServiceError's own parameter: set the body field afterwards
@@ -103,7 +103,16 @@ _YEAR_STARTS_MS = [int(dt.datetime(year, 1, 1, tzinfo=dt.UTC).timestamp() * 1000
 
 def year_of(epoch_ms: int) -> int:
     """The UTC calendar year of an instant (a bisect: every call of every key asks)."""
+    if epoch_ms >= _YEAR_STARTS_MS[-1]:  # past the table (a clock moved far ahead): exact, up to year 9999
+        return utc_datetime(epoch_ms).year
     return 1969 + bisect.bisect_right(_YEAR_STARTS_MS, epoch_ms)
+
+
+def year_start_ms(year: int) -> int:
+    """The first instant of a UTC year; 10000 is the one after the clock's last (fakes.kernel.clock)."""
+    if year > 9999:
+        return MAX_EPOCH_MS + 1
+    return int(dt.datetime(year, 1, 1, tzinfo=dt.UTC).timestamp() * 1000)
 
 
 def unauthenticated() -> ServiceError:

@@ -79,10 +79,10 @@ def _key(read: StateReader) -> ApiKey:
     return ApiKey(key=read.text("key", pattern=KEY_PATTERN), tier=read.choice("tier", TIERS),
                   quota=read.integer("quota", minimum=0, maximum=MAX_COUNT, nullable=True),
                   created_ms=read.integer("created_ms", minimum=0, maximum=MAX_EPOCH_S * 1000 + 999),
-                  year=read.integer("year", minimum=1970, maximum=9998),
+                  year=read.integer("year", minimum=1970, maximum=9999),
                   used=read.integer("used", minimum=0, maximum=MAX_COUNT),
                   # client history the rules read; states exported before the rules had none
-                  refused_year=(read.integer("refused_year", minimum=1970, maximum=9998, nullable=True)
+                  refused_year=(read.integer("refused_year", minimum=1970, maximum=9999, nullable=True)
                                 if read.has("refused_year") else None))
 
 

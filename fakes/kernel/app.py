@@ -10,6 +10,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
@@ -17,6 +18,8 @@ from .errors import ControlError, ServiceError, control_error_body
 from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
 from .http import dumps, json_response
+from .limits import TIMED_OUT_KEY, limited_receive
+from .token import control_token_ok, control_unauthorized
 from .verdicts import VERDICTS_KEY, ClientRule
 from .worlds import names_world
 
@@ -73,14 +76,15 @@ class FakeApp:
 
     # -- the control plane -------------------------------------------------------------------
     async def _control(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
-        token = self.fake.control_token
-        if token is not None and _bearer(scope) != token:
-            await json_response(
-                {"error": "unauthorized", "message": "the control plane needs Authorization: Bearer <control token>"},
-                401, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+        if not control_token_ok(self.fake.control_token, scope):
+            await control_unauthorized(scope, receive, send)
             return
+        routed = _with_route_path(scope, path)
         try:
-            await self.control_router(_with_route_path(scope, path), receive, send)
+            await self.control_router(routed, limited_receive(receive, routed, self.fake.max_control_body_bytes),
+                                      send)
+        except ClientDisconnect:
+            return  # the client left (or was cut off) before its body ended: nobody to answer
         except ServiceError as err:
             await json_response(control_error_body(err), err.status, err.headers)(scope, receive, send)
         except HTTPException as exc:
@@ -110,12 +114,16 @@ class FakeApp:
             await send(message)
 
         at_ms = fake.clock.now_ms()
+        receive = limited_receive(receive, scope, fake.max_body_bytes)
         try:
             fault = fake.faults.pick(method, path) if fake.faults.rules else None
             if fault is not None:
                 await self._apply_fault(fault, scope, receive, send_recording)
             else:
                 await self._route(scope, receive, send_recording)
+        except ClientDisconnect:
+            # gone before its body ended: 408 if the body timeout cut it (it got that), else 499
+            status_box[0] = scope.get(TIMED_OUT_KEY, (0,))[0] or 499
         finally:
             method = "HEAD" if HEAD_REQUEST in scope else method
             query = scope.get("query_string", b"").decode("latin-1")
@@ -137,7 +145,7 @@ class FakeApp:
                        if exc.status_code == 405 else
                        ServiceError(exc.status_code, f"no such resource: {scope['path']}", code="not_found"))
             await self._render_service_error(scope, receive, send, refusal)
-        except DroppedConnection:
+        except (DroppedConnection, ClientDisconnect):
             raise
         except Exception as exc:  # the safety net: a fake must never answer with a traceback
             log.exception("unexpected error in fake %s", self.fake.name)
@@ -199,14 +207,6 @@ def _with_route_path(scope: Scope, path: str) -> Scope:
     if scope["path"] == path:
         return scope
     return {**scope, "path": path, "root_path": ""}
-
-
-def _bearer(scope: Scope) -> str | None:
-    for name, value in scope.get("headers", ()):
-        if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else None
-    return None
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:

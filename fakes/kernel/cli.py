@@ -15,19 +15,23 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
 
 from .. import registry
 from .clock import Clock, ClockError, parse_clock_spec
 from .fake import Fake
 from .gateway import GatewayApp
 from .http import ascii_int
-from .server import PortInUse, bind_socket, serve_until, stack_description
+from .limits import MAX_CAP_BYTES
+from .protocol import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, MAX_TIMEOUT_S, ReadTimeouts
+from .server import CannotListen, bind_socket, serve_until, stack_description
 from .server import run as run_on_fast_loop
-from .settings import SettingsError
+from .settings import SettingsError, env_prefix, unknown_variables
 from .verdicts import check_owners, serve_summary
 from .worlds import DEFAULT_MAX_WORLDS
+
+MAX_PORT = 65_535
 
 
 class CliError(Exception):
@@ -39,16 +43,23 @@ def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(name) or default
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line (the usage is one `--help` away) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"fakes: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fakes", description="Stateful fake servers for five HTTP APIs.")
+    parser = _Parser(prog="fakes", description="Stateful fake servers for five HTTP APIs.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve fakes over HTTP until Ctrl-C")
     serve.add_argument("--only", default=_env("FAKES_ONLY"), help="comma-separated services (default: all)")
     serve.add_argument("--host", default=_env("FAKES_HOST", "127.0.0.1"), help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=_int, default=_env("FAKES_PORT"),
-                       help="first service's port; the others follow in `fakes list` order")
-    serve.add_argument("--gateway", type=_int, metavar="PORT", default=_env("FAKES_GATEWAY"),
+    serve.add_argument("--port", type=_port, default=_env("FAKES_PORT"),
+                       help="first service's port (1-65535); the others follow in `fakes list` order")
+    serve.add_argument("--gateway", type=_port, metavar="PORT", default=_env("FAKES_GATEWAY"),
                        help="single-port mode: every service on PORT, routed by /<service>/ prefix or Host")
     serve.add_argument("--seed", type=_int, default=_env("FAKES_SEED", "0"), help="seed of all data (default 0)")
     serve.add_argument("--clock", default=_env("FAKES_CLOCK", "real"),
@@ -70,7 +81,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--world-idle-expiry", type=_non_negative_float, metavar="SECONDS",
                        default=_env("FAKES_WORLD_IDLE_EXPIRY", "0"),
                        help="delete a world unused for SECONDS of wall time (default 0: never)")
-    serve.add_argument("--log-level", default=_env("FAKES_LOG_LEVEL", "warning"))
+    serve.add_argument("--max-body-bytes", type=_byte_cap, metavar="N", default=_env("FAKES_MAX_BODY_BYTES"),
+                       help="largest request body of a service route (default: the service's, 1 MiB; a route "
+                            "with a documented limit of its own, such as video's upload, keeps it); more is a 413")
+    serve.add_argument("--max-control-body-bytes", type=_byte_cap, metavar="N",
+                       default=_env("FAKES_MAX_CONTROL_BODY_BYTES"),
+                       help="largest body of a /_fake/ control call (default 1 MiB)")
+    serve.add_argument("--max-state-bytes", type=_byte_cap, metavar="N", default=_env("FAKES_MAX_STATE_BYTES"),
+                       help="largest state import, PUT /_fake/state (default 64 MiB)")
+    serve.add_argument("--header-timeout", type=_timeout, metavar="SECONDS",
+                       default=_env("FAKES_HEADER_TIMEOUT", str(DEFAULT_HEADER_TIMEOUT_S)),
+                       help="a request's headers must arrive within SECONDS (default 10); else 408 and close")
+    serve.add_argument("--body-timeout", type=_timeout, metavar="SECONDS",
+                       default=_env("FAKES_BODY_TIMEOUT", str(DEFAULT_BODY_TIMEOUT_S)),
+                       help="longest pause within a request body (default 30); else 408 and close")
+    serve.add_argument("--log-level", type=_log_level, metavar="LEVEL", default=_env("FAKES_LOG_LEVEL", "warning"),
+                       help=f"uvicorn's log level: {', '.join(LOG_LEVELS)} (default warning)")
 
     listing = sub.add_parser("list", help="list the services, their default ports and settings")
     listing.add_argument("--settings", action="store_true", help="print every setting with its default")
@@ -87,6 +113,22 @@ def _int(text: str) -> int:
 
 
 _int.__name__ = "int"  # argparse's message: "invalid int value: 'abc'"
+
+
+def _port(text: str) -> int:
+    value = ascii_int(text)
+    if not 1 <= value <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"a port is from 1 to {MAX_PORT}, got {value}")
+    return value
+
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+
+def _log_level(text: str) -> str:
+    if text.lower() not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a log level; use one of {', '.join(LOG_LEVELS)}")
+    return text.lower()
 
 
 def _positive_int(text: str) -> int:
@@ -107,6 +149,23 @@ def _non_negative_float(text: str) -> float:
     value = float(text)
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
+def _byte_cap(text: str) -> int:
+    value = ascii_int(text)
+    if not 1 <= value <= MAX_CAP_BYTES:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_CAP_BYTES} bytes, got {value}")
+    return value
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0 < value <= MAX_TIMEOUT_S:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_TIMEOUT_S:g}, got {text}")
     return value
 
 
@@ -133,9 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, SettingsError, ClockError, registry.UnknownService) as exc:
         print(f"fakes: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    except PortInUse as exc:
-        print(f"fakes: error: {exc.strerror} (another process uses the port; choose another with --port or "
-              "--gateway)", file=sys.stderr)
+    except CannotListen as exc:
+        print(f"fakes: error: {exc.strerror}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
         return 2
 
 
@@ -190,7 +248,7 @@ def make_fakes(
     names: Sequence[str], *, seed: int, clock: Clock | str, settings: dict[str, dict[str, str]] | None = None,
     prefixes: dict[str, str] | None = None, control_token: str | None = None, journal_size: int = 1000,
     silence_rules: Sequence[str] = (), max_worlds: int | None = DEFAULT_MAX_WORLDS,
-    world_idle_expiry: float | None = None,
+    world_idle_expiry: float | None = None, body_caps: dict[str, int | None] | None = None,
 ) -> dict[str, Fake]:
     settings = settings or {}
     prefixes = prefixes or {}
@@ -203,7 +261,7 @@ def make_fakes(
             fakes[name] = registry.fake_class(name)(
                 seed=seed, clock=clock, prefix=prefixes.get(name, ""), control_token=control_token,
                 journal_size=journal_size, overrides=settings.get(name, {}), silence_rules=list(silence_rules),
-                max_worlds=max_worlds, world_idle_expiry=world_idle_expiry,
+                max_worlds=max_worlds, world_idle_expiry=world_idle_expiry, **(body_caps or {}),
             )
         except SettingsError:
             raise
@@ -212,6 +270,29 @@ def make_fakes(
             # catalogue scale): still a bad setting, told in one line
             raise SettingsError(f"{name}: bad setting: {exc}") from None
     return fakes
+
+
+#: environment variables of the kernel (flags, limits, test knobs): never a service's setting
+KERNEL_VARIABLES = frozenset({
+    "FAKES_ONLY", "FAKES_HOST", "FAKES_PORT", "FAKES_GATEWAY", "FAKES_SEED", "FAKES_CLOCK", "FAKES_CONTROL_TOKEN",
+    "FAKES_PREFIXES", "FAKES_JOURNAL_SIZE", "FAKES_MAX_WORLDS", "FAKES_WORLD_IDLE_EXPIRY", "FAKES_SILENCE_RULES",
+    "FAKES_LOG_LEVEL", "FAKES_MAX_FAULT_LATENCY_MS", "FAKES_MAX_BODY_BYTES", "FAKES_MAX_CONTROL_BODY_BYTES",
+    "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT"})
+
+
+def check_setting_variables(environ: Mapping[str, str]) -> None:
+    """Refuse a ``FAKES_<SERVICE>_<KEY>`` variable naming no setting, as ``--set`` refuses it."""
+    candidates = [name for name in registry.service_names()
+                  if any(variable.startswith(env_prefix(name)) for variable in environ)]
+    services = {name: registry.fake_class(name).settings_class for name in candidates}
+    unknown = unknown_variables(environ, services, KERNEL_VARIABLES)
+    if unknown:
+        variable = unknown[0]
+        service = next(name for name in sorted(services, key=len, reverse=True)
+                       if variable.startswith(env_prefix(name)))
+        known = ", ".join(env_prefix(service) + f.name.upper() for f in services[service].fields())
+        raise SettingsError(f"{service} has no setting {variable[len(env_prefix(service)):].lower()!r} "
+                            f"(environment variable {variable}); known: {known}")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -223,7 +304,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ClockError as exc:
         raise CliError(str(exc)) from None
     settings = parse_assignments(args.settings)
+    check_setting_variables(os.environ)
     check_owners(args.silence_rules, registry.service_names())
+    if args.gateway is None and args.port is not None and args.port + len(names) - 1 > MAX_PORT:
+        last = args.port + len(names) - 1
+        raise CliError(f"--port {args.port} puts {len(names)} services on ports {args.port}-{last}, past {MAX_PORT}: "
+                       f"use --port {MAX_PORT - len(names) + 1} or lower, --only fewer services, or --gateway PORT")
     prefixes = parse_prefixes(args.prefix)
     if args.gateway is not None:
         for name in names:
@@ -232,7 +318,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     fakes = make_fakes(names, seed=args.seed, clock=args.clock, settings=settings, prefixes=prefixes,
                        control_token=args.control_token, journal_size=args.journal_size,
                        silence_rules=args.silence_rules, max_worlds=args.max_worlds,
-                       world_idle_expiry=args.world_idle_expiry)
+                       world_idle_expiry=args.world_idle_expiry,
+                       body_caps={"max_body_bytes": args.max_body_bytes,
+                                  "max_control_body_bytes": args.max_control_body_bytes,
+                                  "max_state_bytes": args.max_state_bytes})
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
     bindings: list[tuple[Any, Any]] = []
@@ -254,7 +343,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(line)
     print(f"serving on: {stack_description()}")
     print("Ctrl-C to stop.", flush=True)
-    run_on_fast_loop(_serve_forever(bindings, args.log_level))
+    timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout)
+    run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts))
     print(serve_summary(fakes), flush=True)  # what the clients broke, once the servers stopped
     return 0
 
@@ -269,12 +359,12 @@ def _shown_host(host: str) -> str:
     return "127.0.0.1" if host in ("0.0.0.0", "") else host
 
 
-async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str) -> None:
+async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str, timeouts: ReadTimeouts) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await serve_until(bindings, stop, log_level)
+    await serve_until(bindings, stop, log_level, timeouts=timeouts)
 
 
 if __name__ == "__main__":  # pragma: no cover

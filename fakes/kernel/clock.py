@@ -16,7 +16,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 #: The manual clock's documented default start, 2026-01-05T09:00:00Z, so that two fakes with
@@ -25,7 +25,11 @@ DEFAULT_START_MS = 1_767_603_600_000
 
 MODES = ("manual", "real", "scaled")
 
-#: The last instant a clock can show: 9999-12-31T23:59:59.999Z (ISO-8601 and ``datetime`` end there).
+#: The last instant a clock may reach: 9999-12-31T23:59:59.999Z (ISO-8601's four-digit years and
+#: ``datetime`` end there). Checked at the door (clock set and advance, a running clock stops there,
+#: an imported clock); every service can represent and format it. An instant a service derives
+#: from it (an expiry, a deletion date) may lie beyond: :func:`utc_datetime` and :func:`iso_ms`
+#: format such an instant as this last one instead of failing.
 MAX_EPOCH_MS = 253_402_300_799_999
 #: The largest scale factor of a scaled clock (a year in about half a second of wall time).
 MAX_SCALE = 1e8
@@ -43,7 +47,8 @@ def checked_epoch_ms(value: object, name: str = "epoch_ms") -> int:
     """An instant in whole milliseconds from 1970 to the end of year 9999, or ClockRangeError."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ClockRangeError(f"{name} must be a number of milliseconds since 1970")
-    if not math.isfinite(value) or not 0 <= value <= MAX_EPOCH_MS:
+    # compared before any conversion: an integer of 400 digits is out of range, not an OverflowError
+    if (isinstance(value, float) and not math.isfinite(value)) or not 0 <= value <= MAX_EPOCH_MS:
         raise ClockRangeError(f"{name} must be between 0 and {MAX_EPOCH_MS} (the end of year 9999)")
     return int(value)
 
@@ -117,7 +122,7 @@ class Clock:
         return self.now_ms() / 1000
 
     def now(self) -> datetime:
-        return datetime.fromtimestamp(self.now_ms() / 1000, tz=UTC)
+        return utc_datetime(self.now_ms())
 
     def describe(self) -> dict[str, Any]:
         now_ms = self.now_ms()
@@ -131,7 +136,8 @@ class Clock:
     # -- moving ------------------------------------------------------------------------------
     def advance(self, seconds: float) -> int:
         """Move forward; a non-finite amount or one past year 9999 is refused and changes nothing."""
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or (
+                isinstance(seconds, float) and not math.isfinite(seconds)):
             raise ClockRangeError("advance_seconds must be a finite number")
         if seconds < 0:
             raise ClockError("the clock never goes backwards: advance_seconds must be >= 0")
@@ -191,8 +197,21 @@ class Clock:
             self._rebase(float(checked["epoch_ms"]))
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: 0001-01-01T00:00:00Z, the first instant a datetime holds
+MIN_DATETIME_MS = -62_135_596_800_000
+
+
+def utc_datetime(epoch_ms: int) -> datetime:
+    """The instant as an aware UTC datetime, exact to the millisecond (``fromtimestamp(ms / 1000)``
+    goes through a float and shows ``...59.999`` as ``...59.998`` in year 9999), clamped to what a
+    datetime holds (years 1 to 9999): a derived instant past the clock's last one is formatted as
+    that one. Every service formats its instants through this (or :func:`iso_ms`)."""
+    return _EPOCH + timedelta(milliseconds=min(max(int(epoch_ms), MIN_DATETIME_MS), MAX_EPOCH_MS))
+
+
 def iso_ms(epoch_ms: int) -> str:
-    """ISO-8601 UTC with a ``Z``, millisecond precision dropped when zero."""
-    moment = datetime.fromtimestamp(epoch_ms / 1000, tz=UTC)
-    text = moment.isoformat(timespec="milliseconds" if epoch_ms % 1000 else "seconds")
+    """ISO-8601 UTC with a ``Z``, millisecond precision dropped when zero (see :func:`utc_datetime`)."""
+    moment = utc_datetime(epoch_ms)
+    text = moment.isoformat(timespec="milliseconds" if moment.microsecond else "seconds")
     return text.replace("+00:00", "Z")

@@ -12,9 +12,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from .clock import ClockError, ClockRangeError
+from .clock import MAX_EPOCH_MS, ClockError, ClockRangeError
 from .errors import ControlError
-from .http import json_response, query_int, read_json, read_json_object
+from .http import finite_number, json_response, query_int, read_json, read_json_object
+from .limits import limit_body
 from .verdicts import SEVERITIES
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def control_routes(fake: Fake) -> list[BaseRoute]:
         Route("/_fake/journal", journal, methods=["GET", "DELETE"]),
         Route("/_fake/faults", faults, methods=["GET", "POST", "DELETE"]),
         Route("/_fake/faults/{fault_id}", fault, methods=["DELETE"]),
-        Route("/_fake/state", state, methods=["GET", "PUT"]),
+        limit_body(Route("/_fake/state", state, methods=["GET", "PUT"]), fake.max_state_bytes),
         Route("/_fake/verdicts", verdicts, methods=["GET", "DELETE"]),
     ]
 
@@ -114,7 +115,11 @@ JOURNAL_LIMIT_MAX = 2**31 - 1
 def _number(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ControlError(400, f"{name} must be a number", code="invalid_clock", field=name)
-    return float(value)
+    number = finite_number(value)  # an integer of 400 digits is refused here, never an OverflowError
+    if number is None:
+        raise ControlError(400, f"{name} must be a finite number from 0 to {MAX_EPOCH_MS / 1000:g}",
+                           code="invalid_clock", field=name)
+    return number
 
 
 def _whole(value: Any, name: str) -> int:

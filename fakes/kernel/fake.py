@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import httpx
 from starlette.requests import Request
@@ -21,6 +21,14 @@ from .errors import ControlError, ServiceError
 from .faults import FaultSet
 from .http import check_json_value, dumps, json_response
 from .journal import DEFAULT_JOURNAL_SIZE, Journal
+from .limits import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_CONTROL_BODY_BYTES,
+    DEFAULT_MAX_STATE_BYTES,
+    limit_body,
+    resolve_cap,
+    route_cap,
+)
 from .openapi import merge_control_plane, secure_control_plane
 from .routing import ServiceRouter
 from .settings import FakeSettings
@@ -28,6 +36,9 @@ from .statecheck import StateError, check_integer
 from .transport import AsyncFakeTransport, SyncFakeTransport
 from .verdicts import SILENCE_ENV, ClientRule, Verdicts, silenced_ids, split_patterns
 from .worlds import DEFAULT_MAX_WORLDS, Worlds, world_control_routes, world_openapi_paths
+
+if TYPE_CHECKING:
+    from .protocol import ReadTimeouts
 
 STATE_FORMAT = 1
 
@@ -68,6 +79,9 @@ class Fake:
     settings_class: ClassVar[type[FakeSettings]] = FakeSettings
     #: the documented client rules this service checks (see :mod:`fakes.kernel.verdicts`)
     client_rules: ClassVar[tuple[ClientRule, ...]] = ()
+    #: the body cap of this service's routes unless ``max_body_bytes`` (or FAKES_MAX_BODY_BYTES) says
+    #: otherwise; a route with a documented limit of its own declares it with ``limits.limit_body``
+    default_max_body_bytes: ClassVar[int] = DEFAULT_MAX_BODY_BYTES
     init_args: tuple[Any, ...]
     init_kwargs: dict[str, Any]
 
@@ -91,6 +105,9 @@ class Fake:
         world_idle_expiry: float | None = None,
         max_fault_latency_ms: float | None = None,
         start_ms: int | None = None,
+        max_body_bytes: int | None = None,
+        max_control_body_bytes: int | None = None,
+        max_state_bytes: int | None = None,
         **settings: Any,
     ) -> None:
         self.seed = int(seed)
@@ -103,6 +120,11 @@ class Fake:
         self.journal = Journal(journal_size)
         # longest latency a fault may add (None: FAKES_MAX_FAULT_LATENCY_MS or 60 s)
         self.max_fault_latency_ms = max_fault_latency_ms
+        # body caps (fakes/kernel/limits.py): service routes, control-plane bodies, state imports
+        self.max_body_bytes = resolve_cap(max_body_bytes, "max_body_bytes", self.default_max_body_bytes)
+        self.max_control_body_bytes = resolve_cap(max_control_body_bytes, "max_control_body_bytes",
+                                                  DEFAULT_MAX_CONTROL_BODY_BYTES)
+        self.max_state_bytes = resolve_cap(max_state_bytes, "max_state_bytes", DEFAULT_MAX_STATE_BYTES)
         self.faults = self.new_faults()
         # 0 in a fresh fake, a new number after every reset: a model puts it into what clients keep
         # (tokens, keys) so that a reset never re-issues one, while two fresh fakes stay identical
@@ -340,11 +362,13 @@ class Fake:
         return httpx.AsyncClient(transport=AsyncFakeTransport(self.app), **kwargs)
 
     @contextlib.contextmanager
-    def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
-        """Serve over real HTTP in a background thread; yields the base URL (prefix included)."""
+    def serve(self, host: str = "127.0.0.1", port: int = 0, *, timeouts: ReadTimeouts | None = None) -> Iterator[str]:
+        """Serve over real HTTP in a background thread; yields the base URL (prefix included).
+        ``timeouts``: the header and body read timeouts (default: FAKES_HEADER_TIMEOUT /
+        FAKES_BODY_TIMEOUT, else 10 s and 30 s; fakes/kernel/protocol.py)."""
         from .server import ServerThread
 
-        with ServerThread([(self.app, host, port)]) as (bound,):
+        with ServerThread([(self.app, host, port)], timeouts=timeouts) as (bound,):
             yield f"http://{bound[0]}:{bound[1]}{self.prefix}"
 
     def __repr__(self) -> str:
@@ -359,8 +383,10 @@ def _under_control_prefix(routes: list[BaseRoute]) -> list[BaseRoute]:
             # kept on the route: a service whose control routes are shared by its fakes (worlds) moves them once
             under = getattr(route, "_fakes_under_control", None)
             if under is None:
-                under = Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
-                              name=route.name)
+                copy = Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
+                             name=route.name)
+                cap = route_cap(route)
+                under = copy if cap is None else limit_body(copy, cap)
                 route._fakes_under_control = under  # type: ignore[attr-defined]
             moved.append(under)
         else:

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .errors import ControlError
-from .http import check_json_value, text_problem
+from .http import check_json_value, finite_number, text_problem
 
 
 class DroppedConnection(Exception):
@@ -123,11 +123,12 @@ def _number(spec: dict[str, Any], name: str, default: float, low: float, high: f
     value = spec.get(name, default)
     if value is None:
         value = default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    number = finite_number(value)  # None for an integer too large for a float: never an OverflowError
+    if number is None:
         raise _refuse(name, "must be a finite number")
-    if not low <= value <= high:
+    if not low <= number <= high:
         raise _refuse(name, f"must be from {low:g} to {high:g}")
-    return float(value)
+    return number
 
 
 def _integer(spec: dict[str, Any], name: str, low: int, high: int) -> int | None:

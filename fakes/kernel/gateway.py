@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.types import Receive, Scope, Send
 
 from .http import json_response
+from .token import control_token_ok, control_unauthorized
 
 if TYPE_CHECKING:
     from .fake import Fake
@@ -19,8 +20,13 @@ HOST_ROUTED = "fakes.host_routed"
 
 
 class GatewayApp:
-    def __init__(self, fakes: dict[str, Fake]) -> None:
+    """``control_token``: what the gateway's own ``/`` and ``/_fake/health`` need (default: the
+    fakes' token, which ``fakes serve`` gives all of them)."""
+
+    def __init__(self, fakes: dict[str, Fake], control_token: str | None = None) -> None:
         self.fakes = fakes
+        self.control_token = control_token or next(
+            (fake.control_token for fake in fakes.values() if fake.control_token), None)
         # longest prefix first, so /api/mx wins over /api
         self.by_prefix = sorted(((fake.prefix, fake) for fake in fakes.values()), key=lambda p: -len(p[0]))
 
@@ -36,11 +42,17 @@ class GatewayApp:
             if path == prefix or path.startswith(prefix + "/"):
                 await candidate.app(scope, receive, send)
                 return
+        allowed = control_token_ok(self.control_token, scope)
         if path in ("/", "/_fake/health"):
+            if not allowed:
+                await control_unauthorized(scope, receive, send)
+                return
             await json_response(self.describe())(scope, receive, send)
             return
-        await json_response({"error": "not_found", "message": f"no fake serves {path}",
-                             "services": self.describe()["services"]}, 404)(scope, receive, send)
+        refusal: dict[str, Any] = {"error": "not_found", "message": f"no fake serves {path}"}
+        if allowed:  # the list of services is the gateway's description: with a token, for its holders
+            refusal["services"] = self.describe()["services"]
+        await json_response(refusal, 404)(scope, receive, send)
 
     def _by_host(self, scope: Scope) -> Fake | None:
         for name, value in scope.get("headers", ()):

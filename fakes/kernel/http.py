@@ -82,6 +82,20 @@ def _refuse_constant(name: str) -> Any:
     return float(name)  # NaN and Infinity are not JSON: check_json_value refuses them by their path
 
 
+def finite_number(value: Any) -> float | None:
+    """A JSON number as a finite float, or None: not a number (booleans are not), not finite, or an
+    integer too large for a float (``float(10**400)`` raises OverflowError, and so does
+    ``math.isfinite``). Range-check integers against their bounds before converting them."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            return None
+    return value if math.isfinite(value) else None
+
+
 def text_problem(text: str) -> str | None:
     """Why ``text`` cannot be stored and sent back as UTF-8 (a lone UTF-16 surrogate), or None."""
     try:
@@ -98,7 +112,48 @@ def check_json_value(value: Any, where: str = "", *, integers: bool = True) -> s
     64 bits (unless ``integers=False``), non-finite numbers, nesting deeper than 200. Every JSON
     body read with :func:`read_json` passes here (integers unchecked: each service bounds the ones it
     keeps), so a service stores only text its responses can carry. Iterative: a deep document
-    cannot exhaust the stack."""
+    cannot exhaust the stack. A first pass keeps no paths (a state import checks every value of a
+    large document); only a document with a problem is walked again to name where it is."""
+    if _fine(value, integers):
+        return None
+    return _locate(value, where, integers)
+
+
+def _fine(value: Any, integers: bool) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        kind = type(item)
+        if kind is str:
+            if not item.isascii() and text_problem(item) is not None:
+                return False
+        elif kind is dict:
+            if depth >= _MAX_DEPTH:
+                return False
+            for key, child in item.items():
+                if type(key) is not str or (not key.isascii() and text_problem(key) is not None):
+                    return False
+                push((child, depth + 1))
+        elif kind is list:
+            if depth >= _MAX_DEPTH:
+                return False
+            for child in item:
+                push((child, depth + 1))
+        elif kind is int:
+            if integers and not JSON_INT_MIN <= item <= JSON_INT_MAX:
+                return False
+        elif kind is float:
+            if not math.isfinite(item):
+                return False
+        elif item is None or kind is bool:
+            continue
+        else:
+            return False  # a subclass or another type: the careful walk judges it
+    return True
+
+
+def _locate(value: Any, where: str, integers: bool) -> str | None:
     stack: list[tuple[str, Any, int]] = [(where, value, 0)]
     while stack:
         path, item, depth = stack.pop()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import socket
 import threading
@@ -22,6 +23,7 @@ from typing import Any
 import uvicorn
 
 from .faults import DroppedConnection, stop_fault_delays
+from .protocol import ReadTimeouts, protocol_class
 
 try:  # uvloop does not exist on Windows; everywhere else it comes with uvicorn[standard]
     import uvloop
@@ -40,7 +42,15 @@ GRACE_S = 2.0
 Binding = tuple[Any, str, int]  # (ASGI app, host, port)
 
 
-class PortInUse(OSError):
+class CannotListen(OSError):
+    """A fake cannot listen where it was told to; ``strerror`` says why, ``hint`` what to do."""
+
+    def __init__(self, errno_: int | None, message: str, hint: str = "") -> None:
+        super().__init__(errno_, message)
+        self.hint = hint
+
+
+class PortInUse(CannotListen):
     """A port that a fake should listen on is taken."""
 
 
@@ -70,10 +80,29 @@ def bind_socket(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise PortInUse(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise _cannot_listen(exc, host, port) from None
     sock.listen(2048)
     sock.setblocking(False)
     return sock
+
+
+def _cannot_listen(exc: OSError, host: str, port: int) -> CannotListen:
+    """The true cause of a failed bind, named (not every failure is a busy port)."""
+    where = f"cannot listen on {host}:{port}"
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.EADDRINUSE:
+        return PortInUse(exc.errno, f"{where}: {reason}",
+                         "another process uses the port; choose another with --port or --gateway")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return CannotListen(exc.errno, f"{where}: the address is not available on this machine ({reason})",
+                            "--host takes one of this machine's addresses, 127.0.0.1, or 0.0.0.0 for all")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return CannotListen(exc.errno, f"{where}: permission denied ({reason})",
+                            "ports below 1024 need privileges; choose a higher one")
+    if isinstance(exc, socket.gaierror):
+        return CannotListen(exc.errno, f"{where}: unknown host ({reason})",
+                            "--host takes an IP address or a name this machine resolves")
+    return CannotListen(exc.errno, f"{where}: {reason}")
 
 
 def stack_description() -> str:
@@ -87,8 +116,10 @@ def run(main: Coroutine[Any, Any, Any]) -> Any:
         return runner.run(main)
 
 
-def _server(app: Any, log_level: str = "warning") -> uvicorn.Server:
-    config = uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False, http=HTTP_PARSER,
+def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None = None) -> uvicorn.Server:
+    # httptools with the kernel's header and body read timeouts (fakes/kernel/protocol.py)
+    http = protocol_class(timeouts or ReadTimeouts.from_env())
+    config = uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False, http=http,
                             timeout_graceful_shutdown=int(GRACE_S), timeout_keep_alive=30)
     config.load()
     server = uvicorn.Server(config)
@@ -96,12 +127,12 @@ def _server(app: Any, log_level: str = "warning") -> uvicorn.Server:
     return server
 
 
-async def start_servers(bindings: Sequence[tuple[Any, socket.socket]],
-                        log_level: str = "warning") -> list[uvicorn.Server]:
+async def start_servers(bindings: Sequence[tuple[Any, socket.socket]], log_level: str = "warning",
+                        timeouts: ReadTimeouts | None = None) -> list[uvicorn.Server]:
     """Start serving each app on its (bound, listening) socket; returns at once."""
     servers = []
     for app, sock in bindings:
-        server = _server(app, log_level)
+        server = _server(app, log_level, timeouts)
         await server.startup(sockets=[sock])
         servers.append(server)
     return servers
@@ -134,9 +165,10 @@ async def stop_servers(servers: Sequence[uvicorn.Server], grace: float = GRACE_S
 
 
 async def serve_until(bindings: Sequence[tuple[Any, socket.socket]], stop: asyncio.Event,
-                      log_level: str = "warning", on_ready: Callable[[], None] | None = None) -> None:
+                      log_level: str = "warning", on_ready: Callable[[], None] | None = None,
+                      timeouts: ReadTimeouts | None = None) -> None:
     """Serve each app on its socket until ``stop`` is set, then shut all down."""
-    servers = await start_servers(bindings, log_level)
+    servers = await start_servers(bindings, log_level, timeouts)
     if on_ready is not None:
         on_ready()
     try:
@@ -156,7 +188,9 @@ class ServerThread:
     millisecond.
     """
 
-    def __init__(self, bindings: Sequence[Binding], *, log_level: str = "warning") -> None:
+    def __init__(self, bindings: Sequence[Binding], *, log_level: str = "warning",
+                 timeouts: ReadTimeouts | None = None) -> None:
+        self._timeouts = timeouts
         self._sockets = [(app, bind_socket(host, port)) for app, host, port in bindings]
         self.addresses: list[tuple[str, int]] = [sock.getsockname()[:2] for _, sock in self._sockets]
         self._log_level = log_level
@@ -179,7 +213,8 @@ class ServerThread:
 
     async def _main(self) -> None:
         self._stop = asyncio.Event()
-        await serve_until(self._sockets, self._stop, self._log_level, on_ready=self._ready.set)
+        await serve_until(self._sockets, self._stop, self._log_level, on_ready=self._ready.set,
+                          timeouts=self._timeouts)
 
     def start(self, timeout: float = 10.0) -> list[tuple[str, int]]:
         self._thread.start()

@@ -57,7 +57,7 @@ class FakeSettings:
         hints = typing.get_type_hints(cls)
         names = {f.name for f in cls.fields()}
         values: dict[str, Any] = {}
-        prefix = "FAKES_" + service.upper().replace("-", "_") + "_"
+        prefix = env_prefix(service)
         for name in names:
             env_value = environ.get(prefix + name.upper())
             if env_value is not None:
@@ -74,6 +74,30 @@ class FakeSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def env_prefix(service: str) -> str:
+    """``FAKES_<SERVICE>_``: the prefix of a service's setting variables."""
+    return "FAKES_" + service.upper().replace("-", "_") + "_"
+
+
+def unknown_variables(environ: Mapping[str, str], services: Mapping[str, type[FakeSettings]],
+                      ignore: frozenset[str] = frozenset()) -> list[str]:
+    """``FAKES_<SERVICE>_<KEY>`` variables that name no setting of that service (a typo would
+    otherwise be ignored without a word, where ``--set`` refuses it). A variable that also starts
+    with a longer registered service's prefix belongs to that one; ``ignore`` names variables
+    that are not settings (the kernel's own)."""
+    prefixes = sorted(((env_prefix(name), cls) for name, cls in services.items()), key=lambda p: -len(p[0]))
+    unknown = []
+    for variable in sorted(environ):
+        if variable in ignore:
+            continue
+        for prefix, cls in prefixes:
+            if variable.startswith(prefix):
+                if variable[len(prefix):].lower() not in {f.name for f in cls.fields()}:
+                    unknown.append(variable)
+                break
+    return unknown
 
 
 def _type_name(hint: Any) -> str:

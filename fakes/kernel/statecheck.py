@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn, TypeVar
 
 from .errors import ControlError
-from .http import JSON_INT_MAX, JSON_INT_MIN, check_json_value
+from .http import JSON_INT_MAX, JSON_INT_MIN, check_json_value, finite_number
 
 T = TypeVar("T")
 
@@ -77,11 +77,13 @@ class StateReader:
 
     def number(self, name: str, *, minimum: float = -math.inf, maximum: float = math.inf) -> float:
         value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        number = finite_number(value)  # None for an integer too large for a float
+        if number is None:
             refuse(self.where(name), "must be a finite number")
-        if not minimum <= value <= maximum:
+        if not minimum <= number <= maximum:
             refuse(self.where(name), f"must be from {minimum:g} to {maximum:g}")
-        return float(value)
+        # an integer stays one: the restored fake writes 1260 where the original wrote 1260, not 1260.0
+        return value if isinstance(value, int) else number
 
     def boolean(self, name: str) -> bool:
         value = self.raw(name)

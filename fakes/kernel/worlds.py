@@ -36,11 +36,12 @@ from urllib.parse import unquote
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from .clock import Clock, iso_ms
 from .errors import ControlError, ServiceError, control_error_body
 from .http import json_response
+from .token import control_token_ok, control_unauthorized
 
 if TYPE_CHECKING:
     from .fake import Fake
@@ -86,6 +87,9 @@ class World:
     last_used_wall: float
     last_used: float  # monotonic, for idle expiry
     requests: int = 0
+    #: False until a request to it is answered below 400 (a refused request creates nothing)
+    confirmed: bool = True
+    in_flight: int = 0
 
     def describe(self, world_id: str) -> dict[str, Any]:
         return {
@@ -158,11 +162,11 @@ class Worlds:
             return count
 
     def ids(self) -> list[str]:
-        return list(self._worlds)
+        return [world_id for world_id, world in list(self._worlds.items()) if world.confirmed]
 
     def describe(self) -> list[dict[str, Any]]:
         self.expire_idle()
-        return [world.describe(world_id) for world_id, world in list(self._worlds.items())]
+        return [world.describe(world_id) for world_id, world in list(self._worlds.items()) if world.confirmed]
 
     def expire_idle(self) -> list[str]:
         """Delete the worlds idle for longer than the expiry; returns their ids."""
@@ -177,13 +181,15 @@ class Worlds:
         return stale
 
     def __len__(self) -> int:
-        return len(self._worlds)
+        return len(self.ids())
 
     def __contains__(self, world_id: object) -> bool:
-        return world_id in self._worlds
+        world = self._worlds.get(world_id) if isinstance(world_id, str) else None
+        return world is not None and world.confirmed
 
     # -- lookup --------------------------------------------------------------------------------
-    def _enter(self, world_id: str, *, create: bool = True, count: bool = True) -> World | None:
+    def _enter(self, world_id: str, *, create: bool = True, count: bool = True,
+               provisional: bool = False) -> World | None:
         if self.idle_expiry is not None and self._monotonic() >= self._next_sweep:
             self.expire_idle()
         world = self._worlds.get(world_id)
@@ -202,13 +208,26 @@ class Worlds:
                             f"(--max-worlds / FAKES_MAX_WORLDS); delete one with DELETE /_fake/worlds/<id> "
                             f"or wait for idle ones to expire")
                     now = self._wall()
-                    world = World(self._spawn(world_id), now, now, self._monotonic())
+                    world = World(self._spawn(world_id), now, now, self._monotonic(), confirmed=not provisional)
                     self._worlds[world_id] = world
         world.last_used = self._monotonic()
         world.last_used_wall = self._wall()
         if count:
             world.requests += 1
+        if not provisional and not world.confirmed:
+            world.confirmed = True  # a Python caller is trusted
         return world
+
+    def _settle(self, world_id: str, world: World, status: int) -> None:
+        """After a request to a world no successful request has confirmed yet: keep it if this
+        one was answered below 400, else forget it with whatever the request did in it."""
+        world.in_flight -= 1
+        if 0 < status < 400:
+            world.confirmed = True
+        elif not world.confirmed and world.in_flight == 0:
+            with self._lock:
+                if self._worlds.get(world_id) is world:
+                    del self._worlds[world_id]
 
     def _spawn(self, world_id: str) -> Fake:
         parent = self.parent
@@ -237,8 +256,12 @@ class Worlds:
                 rest = path[4 + len(unquote(world_id)):] or "/"
         else:
             world_id, rest, mount = _header(scope) or "", path, ""
+        control = rest == "/_fake" or rest.startswith("/_fake/")
+        if control and not control_token_ok(self.parent.control_token, scope):
+            await control_unauthorized(scope, receive, send)  # before any world is looked up or made
+            return
         try:
-            world = self._enter(world_id)
+            world = self._enter(world_id, provisional=True)
         except InvalidWorldId as exc:
             await self._refuse(scope, receive, send, rest, 400, str(exc), "invalid_world")
             return
@@ -248,7 +271,22 @@ class Worlds:
         assert world is not None
         child = world.fake
         inner = {**scope, "app": child, "root_path": scope.get("root_path", "") + mount}
-        await child.app.handle(inner, receive, send, rest)
+        if world.confirmed:
+            await child.app.handle(inner, receive, send, rest)
+            return
+        # a new world: it exists only once a request to it is answered below 400 (docs/worlds.md)
+        status = [0]
+
+        async def send_watching(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        world.in_flight += 1
+        try:
+            await child.app.handle(inner, receive, send_watching, rest)
+        finally:
+            self._settle(world_id, world, status[0])
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, rest: str, status: int, message: str,
                       code: str) -> None:
@@ -316,7 +354,7 @@ def world_control_routes(fake: Fake) -> list[BaseRoute]:
             raise ControlError(400, str(exc), code="invalid_world") from None
         if request.method == "GET":
             world = registry._worlds.get(world_id)
-            if world is None:
+            if world is None or not world.confirmed:
                 raise ControlError(404, f"no world {world_id}", code="not_found")
             return json_response(world.describe(world_id))
         if not registry.delete(world_id):

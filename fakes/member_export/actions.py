@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from fakes.kernel.clock import utc_datetime
 from fakes.kernel.errors import ServiceError
 
 from .changelog import message_activity
@@ -97,7 +98,7 @@ def plan_action(
     text = _text(details, "text" if action != "invite" else "message", default_text if action != "invite" else "")
     default_delay = reply_delay_s if action == "receive_message" else own_delay_s
     delay_s = _whole(details, "delay_s", default_delay, upper=MAX_DELAY_S + 1)
-    moment = datetime.fromtimestamp(now_ms / 1000, tz=UTC)
+    moment = utc_datetime(now_ms)
     item_id = f"{mix(member.seed, member.member_id, 'item', n) % 10**18:018d}"
 
     if action in ("send_message", "receive_message", "invite"):

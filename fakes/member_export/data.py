@@ -14,7 +14,9 @@ import hashlib
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
+
+from fakes.kernel.clock import utc_datetime
 
 from .domains import DOMAINS, DomainSpec
 
@@ -194,7 +196,7 @@ class RecordContext:
     @property
     def moment(self) -> datetime:
         if self._moment is None:
-            self._moment = datetime.fromtimestamp(self.time_ms / 1000, tz=UTC)
+            self._moment = utc_datetime(self.time_ms)
         return self._moment
 
     @property
@@ -326,7 +328,7 @@ def _end_month(ctx: RecordContext) -> str:
         return ""  # still ongoing
     months_later = 3 + int(ctx.rng.random() * 36)
     end_ms = min(ctx.time_ms + months_later * 30 * DAY_MS, ctx.member.anchor_ms)
-    return datetime.fromtimestamp(end_ms / 1000, tz=UTC).strftime("%b %Y")
+    return utc_datetime(end_ms).strftime("%b %Y")
 
 
 def _html_line(ctx: RecordContext) -> str:

@@ -14,6 +14,7 @@ from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, dumps, json_response, parse_query, query_int, read_json
+from fakes.kernel.limits import BodyTooLarge
 from fakes.kernel.verdicts import Broken, flag, flag_all
 
 from .model import SERVICE_ERROR_GENERIC, Member, MemberExportModel, SnapshotPage, bad_request
@@ -106,6 +107,8 @@ async def read_empty_object(request: Request) -> None:
     """The authorization POST takes ``{}`` (an absent body is tolerated; whitespace is not JSON)."""
     try:
         body = await read_json(request)
+    except BodyTooLarge:
+        raise
     except ServiceError:
         body = None
     if not isinstance(body, dict):

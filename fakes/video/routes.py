@@ -34,6 +34,7 @@ from fakes.kernel.http import (
     query_int,
     read_json_object,
 )
+from fakes.kernel.limits import limit_body
 from fakes.kernel.verdicts import flag
 
 from . import data
@@ -222,7 +223,9 @@ def service_routes(fake: VideoFake) -> list[BaseRoute]:
         Route("/videos", api({"GET": list_videos, "POST": create_video}), methods=ALL_METHODS),
         Route("/videos/{video_id}", api({"GET": get_video, "PATCH": patch_video, "DELETE": delete_video}),
               methods=ALL_METHODS),
-        Route("/videos/{video_id}/source", api({"POST": upload}, upload_methods=("POST",)), methods=ALL_METHODS),
+        # the upload streams to disk: its cap is the documented file limit plus the multipart framing
+        limit_body(Route("/videos/{video_id}/source", api({"POST": upload}, upload_methods=("POST",)),
+                         methods=ALL_METHODS), fake.settings.max_upload_bytes + UPLOAD_FRAMING_BYTES),
         Route("/videos/{video_id}/status", api({"GET": status}), methods=ALL_METHODS),
         Route("/videos/{video_id}/captions", api({"GET": captions}), methods=ALL_METHODS),
         Route("/videos/{video_id}/captions/{language}", api({"GET": caption}), methods=ALL_METHODS),
@@ -253,6 +256,10 @@ def _atom(epoch_ms: int) -> str:
 
 
 # -- the upload body ---------------------------------------------------------------------------------
+#: what a multipart upload may hold besides its file part (boundaries, part headers, a preamble)
+UPLOAD_FRAMING_BYTES = 1024 * 1024
+
+
 async def receive_upload(fake: VideoFake, request: Request, project: Project) -> Video:
     """Stream the multipart body's ``file`` part to disk, then let the model judge what arrived."""
     model: VideoModel = fake.model

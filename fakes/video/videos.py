@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
+
+from fakes.kernel.clock import utc_datetime
 
 from . import data
 from .ingest import UploadSession
@@ -39,7 +40,8 @@ def atom(epoch_ms: int) -> str:
 @functools.lru_cache(maxsize=4096)
 def _atom_seconds(epoch_s: int) -> str:
     # a video renders the same few instants over and over (on a manual clock, all the same one)
-    return datetime.fromtimestamp(epoch_s, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    # the kernel's exact, clamped conversion: a deletesAt past year 9999 is still written
+    return utc_datetime(epoch_s * 1000).strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
 @dataclass

@@ -9,6 +9,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from examples.notes import NotesFake
 from fakes import registry
 from fakes.kernel.control import control_routes
 from tests.support.serving import (
@@ -121,7 +122,7 @@ def test_healthcheck_runs_the_copied_script_on_a_control_route(image: dockerfile
         assert re.fullmatch(r"\d+(ms|s|m)", options[name]), (name, options[name])
     assert command[0] == "python", "slim images have no curl: python probes"
     module = load_healthcheck(image)
-    kernel_paths = {route.path for route in control_routes(None)}  # type: ignore[arg-type]
+    kernel_paths = {route.path for route in control_routes(NotesFake())}  # type: ignore[attr-defined]
     assert module.HEALTH_PATH in kernel_paths, f"{module.HEALTH_PATH} is not a control route"
 
 

@@ -147,6 +147,19 @@ BAD_COMMAND_LINES = [
     pytest.param(["serve", "--set", "nope.x=1"], {}, "unknown service 'nope'", id="set-unknown-service"),
     pytest.param(["serve", "--prefix", "nopath"], {}, "--prefix takes SERVICE=/path", id="bad-prefix"),
     pytest.param(["no-such-command"], {}, "invalid choice: 'no-such-command'", id="unknown-command"),
+    # issue 23, item 14: each of these used to end in a traceback, or was silently ignored
+    pytest.param(["serve", "--port", "-1"], {}, "argument --port: a port is from 1 to 65535, got -1",
+                 id="port-negative"),
+    pytest.param(["serve", "--port", "70000"], {}, "a port is from 1 to 65535, got 70000", id="port-too-high"),
+    pytest.param(["serve"], {"FAKES_PORT": "70000"}, "a port is from 1 to 65535", id="port-variable"),
+    pytest.param(["serve", "--port", "65534"], {}, "puts 5 services on ports 65534-65538, past 65535",
+                 id="ports-do-not-fit"),
+    pytest.param(["serve", "--gateway", "70000"], {}, "argument --gateway: a port is from 1 to 65535", id="gateway"),
+    pytest.param(["serve", "--log-level", "loud"], {}, "'loud' is not a log level", id="log-level"),
+    pytest.param(["serve"], {"FAKES_FILINGS_NOPE": "1"}, "filings has no setting 'nope' (environment variable "
+                 "FAKES_FILINGS_NOPE)", id="unknown-setting-variable"),
+    pytest.param(["serve"], {"FAKES_MEMBER_EXPORT_NOPE": "1"}, "member-export has no setting 'nope'",
+                 id="unknown-setting-variable-dashed"),
 ]
 
 
@@ -171,11 +184,34 @@ def test_bad_flags_and_variables_exit_2_with_a_message(
 @pytest.mark.parametrize(("argv", "env"), [
     pytest.param(["serve", "--no-such-flag"], {}, id="bad-flag"),
     pytest.param(["serve"], {"FAKES_CLOCK": "sideways"}, id="bad-variable"),
+    pytest.param(["serve", "--port", "-1"], {}, id="port-negative"),
+    pytest.param(["serve", "--port", "65534"], {}, id="ports-do-not-fit"),
+    pytest.param(["serve", "--gateway", "70000"], {}, id="gateway"),
+    pytest.param(["serve", "--log-level", "loud"], {}, id="log-level"),
+    pytest.param(["serve"], {"FAKES_FILINGS_NOPE": "1"}, id="unknown-setting-variable"),
 ])
 def test_the_command_exits_non_zero_on_a_bad_flag_or_variable(argv: list[str], env: dict[str, str]) -> None:
     result = run([fakes_command(), *argv], clean_env(env))
     assert result.returncode == 2, result
     assert "Traceback" not in result.stderr and "error:" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1, "one line"
+
+
+def test_an_address_that_is_not_this_machines_is_named_as_such() -> None:
+    result = run([fakes_command(), "serve", "--only", ready_services()[0], "--host", "192.0.2.1",
+                  "--port", str(free_port())], clean_env())  # TEST-NET-1: never a local address
+    assert result.returncode == 2, result
+    assert "the address is not available on this machine" in result.stderr, result.stderr
+    assert "another process" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_setting_variable_of_a_known_setting_is_still_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fakes.kernel.cli import check_setting_variables
+
+    check_setting_variables({"FAKES_FILINGS_SCALE": "small", "FAKES_MAX_WORLDS": "3", "FAKES_ONLY": "filings",
+                             "PATH": "/bin"})
+    with pytest.raises(Exception, match="no setting 'scal'"):
+        check_setting_variables({"FAKES_FILINGS_SCAL": "small"})
 
 
 class LateCheckingNotes(NotesFake):

@@ -1,0 +1,33 @@
+"""The control token (``--control-token``): who may use the control plane, and make worlds.
+
+One check for every place that guards with it: a fake's ``/_fake/`` routes, a world's (checked
+before the world is looked up, so a refused request creates nothing), and the gateway's own
+``/`` and ``/_fake/health``.
+"""
+
+from __future__ import annotations
+
+from starlette.types import Receive, Scope, Send
+
+from .http import json_response
+
+
+def bearer_of(scope: Scope) -> str | None:
+    """The token of the request's ``Authorization: Bearer`` header, or None."""
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else None
+    return None
+
+
+def control_token_ok(token: str | None, scope: Scope) -> bool:
+    """Whether a request may use what the control token guards (always, when there is none)."""
+    return token is None or bearer_of(scope) == token
+
+
+async def control_unauthorized(scope: Scope, receive: Receive, send: Send) -> None:
+    """The control plane's 401."""
+    await json_response(
+        {"error": "unauthorized", "message": "the control plane needs Authorization: Bearer <control token>"},
+        401, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
