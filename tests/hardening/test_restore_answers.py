@@ -26,8 +26,6 @@ from .realistic import Recorded, drive, recording_client
 MISSING = {
     "enrichment": "issue 23 item 11: enrichment export misses its per-minute rate-limit windows "
                   "(the original answers 429, the restored copy 200)",
-    "relay": "issue 23 item 11: relay export misses its simulated providers' rate-limit windows "
-             "(X-RateLimit-Remaining differs; after 600 calls the original answers 429)",
     "video": "issue 23 item 11: video import turns pending webhook deliveries into not_sent "
              "(GET /_fake/webhooks/deliveries differs)",
 }

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import check_json_value, json_response
@@ -174,6 +175,25 @@ def query_int(request: Request, name: str, default: int | None, low: int = -(2**
 
 def query_text(request: Request, name: str, default: str = "") -> str:
     return request.query_params.get(name, default)
+
+
+def body_first(routes: list[BaseRoute]) -> list[BaseRoute]:
+    """The routes, each taking a body reading it before anything else (as FastAPI does): a body past
+    the cap is the kernel's 413 whatever the path or the caller would be refused for."""
+    out: list[BaseRoute] = []
+    for route in routes:
+        if isinstance(route, Route) and set(route.methods or ()) & {"POST", "PUT", "PATCH"}:
+            endpoint = route.endpoint
+
+            async def reads_first(request: Request, endpoint: Any = endpoint) -> Response:
+                await request.body()  # kept by the request: the handler's own read gets it again
+                response: Response = await endpoint(request)
+                return response
+
+            out.append(Route(route.path, reads_first, methods=sorted(route.methods or ()), name=route.name))
+        else:
+            out.append(route)
+    return out
 
 
 def ok(body: Any, status: int = 200) -> Response:
