@@ -19,7 +19,8 @@ from fakes.kernel.fake import Fake
 from fakes.kernel.http import dumps
 
 from . import control, openapi, routes, rules
-from .accounts import keys
+from .accounts import billing as accounts_billing
+from .accounts import connections, control_extras, keys, logins
 from .accounts.orgdata import CreditBlock
 from .headers import Headers
 from .model import RelayModel
@@ -224,3 +225,45 @@ class RelayFake(Fake):
     def add_entry(self, **fields: Any) -> dict[str, Any]:
         """A new catalogue entry (``id``, ``method``, ``path``, ``params``, ``cost`` or None, ``kind``)."""
         return self.model.add_entry(fields)
+
+    # -- the browser and the mailbox of the account flows (nothing leaves the fake) ----------------
+    def pending_logins(self) -> list[dict[str, Any]]:
+        """CLI logins (``treg login``) waiting for the browser: id, pairing code, whether approved."""
+        return control_extras.pending_logins(self.model.accounts)
+
+    def approve_login(self, login_id: str, email: str, org: str | None = None) -> dict[str, Any]:
+        """What the browser does for ``treg login``: sign in as ``email`` (registered if new) and
+        approve the login with its pairing code; ``org`` (a slug) picks the team the CLI lands on."""
+        try:
+            return logins.approve_for(self.model.accounts, login_id, email, org)
+        except ServiceError as exc:
+            raise ControlError(exc.status, exc.message, code=exc.code or "error") from None
+
+    def outbox(self) -> list[dict[str, Any]]:
+        """The e-mails the relay would have sent: sign-in codes and invites (with both secrets)."""
+        return control_extras.outbox(self.model.accounts)
+
+    def checkouts(self) -> list[dict[str, Any]]:
+        return control_extras.checkouts(self.model.accounts)
+
+    def pay_checkout(self, session_id: str) -> dict[str, Any]:
+        """The payer finishes a checkout: a top-up credits the balance (and its bonus), the card is saved."""
+        try:
+            return accounts_billing.pay(self.model.accounts, session_id)
+        except ServiceError as exc:
+            raise ControlError(exc.status, exc.message, code=exc.code or "error") from None
+
+    def cancel_checkout(self, session_id: str) -> dict[str, Any]:
+        try:
+            return accounts_billing.cancel(self.model.accounts, session_id)
+        except ServiceError as exc:
+            raise ControlError(exc.status, exc.message, code=exc.code or "error") from None
+
+    def consent(self, state: str, grant: bool = True) -> dict[str, Any]:
+        """The user's answer on a provider's consent screen (what visiting ``consent_url`` does)."""
+        acc = self.model.accounts
+        if state not in acc.connects:
+            raise ControlError(404, f"no pending connection {state!r}", code="not_found")
+        status, headline, _ = connections.callback(acc, state, connections.consent_code(acc, state) if grant else "",
+                                                   "" if grant else "access_denied")
+        return {"state": state, "status": acc.connects[state].status, "page": headline, "page_status": status}

@@ -67,6 +67,9 @@ UPSTREAM = {**strict({"provider": text(), "responses": {"type": "array", "minIte
                                                         "items": CANNED_ROW},
                       "fake": text()}, ["provider"]),
             "oneOf": [{"required": ["responses"]}, {"required": ["fake"]}]}
+LOGIN_APPROVE = strict({"email": {"type": "string", "minLength": 3, "maxLength": 320, "pattern": r"^[^@]+@[^@]+\Z"},
+                        "org": text(200)}, ["email"])
+CONSENT = strict({"grant": {"type": "boolean"}}, [])
 PROVIDER = strict({"provider": {"type": "string", "maxLength": 64, "pattern": _SLUG},
                    "host": {"type": "string", "maxLength": 253, "pattern": r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?\Z"},
                    "display_name": text(200)}, ["provider"])

@@ -85,6 +85,37 @@ async def entries(request: Request) -> Response:
     return json_response(_fake(request).add_entry(**body), 201)
 
 
+async def logins(request: Request) -> Response:
+    return json_response(_fake(request).pending_logins())
+
+
+async def approve_login(request: Request) -> Response:
+    body = await _body(request, bodies.LOGIN_APPROVE)
+    return json_response(_fake(request).approve_login(request.path_params["login_id"], body["email"],
+                                                      body.get("org")))
+
+
+async def outbox(request: Request) -> Response:
+    return json_response(_fake(request).outbox())
+
+
+async def checkouts(request: Request) -> Response:
+    return json_response(_fake(request).checkouts())
+
+
+async def pay(request: Request) -> Response:
+    return json_response(_fake(request).pay_checkout(request.path_params["session_id"]))
+
+
+async def cancel(request: Request) -> Response:
+    return json_response(_fake(request).cancel_checkout(request.path_params["session_id"]))
+
+
+async def consent(request: Request) -> Response:
+    body = await _body(request, bodies.CONSENT)
+    return json_response(_fake(request).consent(request.path_params["state"], body.get("grant", True)))
+
+
 @functools.cache
 def routes() -> list[BaseRoute]:
     """The relay's control routes, built once per process and shared by every fake and world."""
@@ -98,4 +129,11 @@ def routes() -> list[BaseRoute]:
         Route("/saturation", saturation, methods=["GET", "PUT"]),
         Route("/providers", providers, methods=["POST"]),
         Route("/catalog/entries", entries, methods=["POST"]),
+        Route("/logins", logins, methods=["GET"]),
+        Route("/logins/{login_id}/approve", approve_login, methods=["POST"]),
+        Route("/outbox", outbox, methods=["GET"]),
+        Route("/checkouts", checkouts, methods=["GET"]),
+        Route("/checkouts/{session_id}/pay", pay, methods=["POST"]),
+        Route("/checkouts/{session_id}/cancel", cancel, methods=["POST"]),
+        Route("/connects/{state}/consent", consent, methods=["POST"]),
     ]

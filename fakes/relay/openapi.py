@@ -197,11 +197,16 @@ def _control_paths() -> dict[str, Any]:
     control_error = _obj({"error": _STR, "message": _STR})
     team_id = [{"name": "team_id", "in": "path", "required": True, "schema": _STR}]
 
-    def op(summary: str, body: Schema | None, status: str = "200", extra: list[Any] | None = None) -> dict[str, Any]:
+    session = [{"name": "session_id", "in": "path", "required": True, "schema": _STR}]
+
+    def op(summary: str, body: Schema | None, status: str = "200", extra: list[Any] | None = None, *,
+           array: bool = False, more: set[str] | None = None) -> dict[str, Any]:
+        answer = {"type": "array", "items": _OBJ} if array else _OBJ
         operation: dict[str, Any] = {"tags": [CONTROL_TAG], "summary": summary, "security": [], "responses": {
-            status: json_response_spec(_OBJ), "400": json_response_spec(control_error, "bad body"),
-            "404": json_response_spec(control_error, "no such team, provider or fake"),
-            "409": json_response_spec(control_error, "a provider, host or entry id that is taken")}}
+            status: json_response_spec(answer), "400": json_response_spec(control_error, "bad body"),
+            "404": json_response_spec(control_error, "no such team, provider, fake, login or checkout"),
+            "409": json_response_spec(control_error, "a provider, host or entry id that is taken"),
+            **{code: json_response_spec(control_error, "refused") for code in more or ()}}}
         if body is not None:
             operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
         if extra:
@@ -227,4 +232,20 @@ def _control_paths() -> dict[str, Any]:
         "/_fake/providers": {"post": op("Add a provider (409: the name or host is taken)", bodies.PROVIDER, "201")},
         "/_fake/catalog/entries": {"post": op("Add a catalogue entry (404: its provider does not exist; 409: the id "
                                               "is taken)", bodies.ENTRY, "201")},
+        "/_fake/logins": {"get": op("CLI logins waiting for the browser (id, pairing code, approved)", None,
+                                    array=True)},
+        "/_fake/logins/{login_id}/approve": {"post": op(
+            "The browser side of `treg login`: sign in as the address and approve (400: the code or team is "
+            "refused; 404: no such login)", bodies.LOGIN_APPROVE, extra=[
+                {"name": "login_id", "in": "path", "required": True, "schema": _STR}], more={"401", "403"})},
+        "/_fake/outbox": {"get": op("The mail the relay would have sent: sign-in codes and invites", None,
+                                    array=True)},
+        "/_fake/checkouts": {"get": op("Checkouts: top-ups and card captures, with their status", None,
+                                       array=True)},
+        "/_fake/checkouts/{session_id}/pay": {"post": op("The payer finishes the checkout (the balance is credited)",
+                                                         None, extra=session)},
+        "/_fake/checkouts/{session_id}/cancel": {"post": op("The payer abandons the checkout", None, extra=session)},
+        "/_fake/connects/{state}/consent": {"post": op(
+            "The user's answer on a provider's consent screen (grant, default true)", bodies.CONSENT,
+            extra=[{"name": "state", "in": "path", "required": True, "schema": _STR}])},
     }
