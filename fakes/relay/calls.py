@@ -45,6 +45,8 @@ class CallInput:
     token: str | None
     idempotency_key: str | None
     decoded: bool = False  # the relay undid a body encoding (the caller's Content-Encoding is then dropped)
+    #: False when the caller already tried (or ruled out) the plan: the route does, reading the headers
+    try_plan: bool = True
     _named: dict[str, str] | None = field(default=None, repr=False)
 
     def header(self, name: str) -> str | None:
@@ -109,7 +111,7 @@ class CallPipeline(Attempts):
         if request.idempotency_key is not None:
             # treg's reading of the header: stripped, at most 200 characters, and a blank one is no key
             request.idempotency_key = request.idempotency_key.strip()[:billing.MAX_KEY_LENGTH] or None
-        if request.method == "GET" and request.idempotency_key is None:
+        if request.try_plan and request.method == "GET" and request.idempotency_key is None:
             answer = self.call_planned(request.target, request.query, request.token)
             if answer is not None:
                 return CallOutput(*answer, (), True)

@@ -145,7 +145,7 @@ async def call(request: Request) -> Response:
         method=scope["method"], target=scope["path_params"]["target"],
         query=query_string.decode("latin-1"), params=params, headers=scope["headers"],
         body=body, token=_token(request, token), idempotency_key=key.decode("latin-1") if key is not None else None,
-        decoded=encoding is not None))
+        decoded=encoding is not None, try_plan=False))
     for rule, detail in output.flags:
         flag(request, rule, detail)
     return raw_response(output.status, output.headers, output.body)

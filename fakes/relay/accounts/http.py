@@ -22,6 +22,7 @@ from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import check_json_value, json_response
+from fakes.kernel.limits import limit_body, route_cap
 
 from .. import bodies
 from .people import Membership, User, norm_client
@@ -190,7 +191,9 @@ def body_first(routes: list[BaseRoute]) -> list[BaseRoute]:
                 response: Response = await endpoint(request)
                 return response
 
-            out.append(Route(route.path, reads_first, methods=sorted(route.methods or ()), name=route.name))
+            copy = Route(route.path, reads_first, methods=sorted(route.methods or ()), name=route.name)
+            cap = route_cap(route)
+            out.append(copy if cap is None else limit_body(copy, cap))
         else:
             out.append(route)
     return out

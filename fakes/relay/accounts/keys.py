@@ -434,7 +434,8 @@ def refresh_ladder(model: RelayModel, team: Team) -> None:
     tools: dict[str, str] = {}
     for provider, found in on_host.items():
         only = found[0]
-        simple = (len(found) == 1 and urlsplit(only.base_url).path in ("", "/") and only.project_id is None)
+        simple = (len(found) == 1 and urlsplit(only.base_url).path in ("", "/") and only.project_id is None
+                  and _bearer_only(only))
         tools[provider] = tool_key(org, only) if simple else RESOLVE
     secrets: dict[str, str] = {}
     for secret in sorted(org.secrets.values(), key=lambda s: s.secret_id):  # newest wins
@@ -446,6 +447,15 @@ def refresh_ladder(model: RelayModel, team: Team) -> None:
             secrets[secret.name] = secret.value
     team.tools, team.secrets = tools, secrets
     team.plannable = not org.guarded and not any(model.entry(t.name) is not None for t in org.tools.values())
+
+
+def _bearer_only(tool: ToolRow) -> bool:
+    """Whether the tool injects at most one key as ``Authorization: Bearer`` (the fast path's form)."""
+    if len(tool.bindings) > 1:
+        return False
+    return all(b.get("location", "header") == "header"
+               and str(b.get("name", "Authorization")).lower() == "authorization"
+               and str(b.get("format", "{secret}")) == "Bearer {secret}" for b in tool.bindings)
 
 
 def tool_key(org: Any, tool: ToolRow) -> str:
