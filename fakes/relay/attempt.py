@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from fakes.kernel.http import dumps
 
 from . import asyncjobs, billing, callguard
+from .accounts import billing as accounts_billing
 from .accounts.keys import require_tool_use, tool_key
 from .catalogue import Entry
 from .errors import Refusal
@@ -25,6 +26,7 @@ from .teams import OWN_TOOL, RELAY_KEY, RESOLVE, SECRET, Team
 from .upstreams import NOT_PARSED, SimulatedResponse, UpstreamRequest, UpstreamResponse, UpstreamTimeout, call_handler
 
 if TYPE_CHECKING:
+    from .accounts.identity import Accounts
     from .accounts.people import Membership
     from .calls import CallInput
     from .model import RelayModel
@@ -54,6 +56,7 @@ class Attempts(PlannedCalls):
     """The attempt part of the relay's model (the model sets these attributes)."""
 
     tasks: dict[str, asyncjobs.Task]
+    accounts: Accounts
 
     def as_model(self) -> RelayModel:
         """This part as the whole model it is part of (for the rule modules that take the model)."""
@@ -105,6 +108,8 @@ class Attempts(PlannedCalls):
             callguard.check_trial(self.as_model(), team, provider, entry, now)
             callguard.check_tag_spend(team, tags, estimated, now)
             callguard.check_daily_spend(self.as_model(), team, estimated, now)
+            if estimated > team.available_micro and self.accounts.checkouts:
+                accounts_billing.settle_due(self.accounts, team)  # a checkout paid by now has credited it
             if estimated > team.available_micro:
                 raise Refusal(402, self._insufficient(team, label, provider, estimated))
         kind = entry["kind"] if entry is not None else ""
@@ -138,6 +143,8 @@ class Attempts(PlannedCalls):
         cost = billing.charge(price, status, parsed, estimated, miss) if credential == RELAY_KEY else 0
         if cost:
             team.debit(call_id, min(cost, estimated), now, label)
+            if team.org.billing.autotopup_enabled:
+                accounts_billing.after_charge(self.accounts, team)  # api.py:10717 maybe_schedule_autotopup
         return Attempt(status, headers, body, parsed, miss, cost, credential, provider, entry)
 
     def _special(self, call_id: str, team: Team, request: CallInput, target: Target, credential: str, tool: Any,
@@ -200,6 +207,8 @@ class Attempts(PlannedCalls):
             headers = [(k, v) for k, v in response.headers if k.lower() not in _RESPONSE_DROP]
         cost = billing.charge(price, response.status, body, estimated, miss) if credential == RELAY_KEY else 0
         team.settle(call_id, cost, now, label)
+        if cost and team.org.billing.autotopup_enabled:
+            accounts_billing.after_charge(self.accounts, team)  # api.py:10717 billing.maybe_schedule_autotopup
         return Attempt(response.status, headers, response.body, body, miss, cost, credential, provider, target.entry)
 
     def _upstream_headers(self, request: CallInput, credential: str, key: str | None, tool: Any,

@@ -118,7 +118,7 @@ CURATED_ENTRIES: list[tuple[str, str, str, str, str, dict[str, Any], dict[str, A
 ENTRY_EXTRAS: dict[str, dict[str, Any]] = {
     "firmdata.reports.create": {"poll": "firmdata.reports.get"},
     "firmdata.companies.legacy.enrich": {"status": "retired", "superseded_by": "firmdata.companies.enrich",
-                                         "status_note": "the provider turned the first version off"},
+                                         "status_note": "the provider turned the first version off."},
 }
 
 #: routed capabilities: <relay>.<capability> -> the capability its candidates share

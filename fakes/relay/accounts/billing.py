@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from fakes.kernel.errors import ServiceError
 
 from .. import data
+from ..ledger import MAX_AMOUNT
 from .identity import require_admin_of
 from .orgdata import CreditBlock, Referral
 from .orgs import iso, month_start, usd
@@ -162,6 +163,9 @@ def cancel(acc: Accounts, session_id: str) -> dict[str, Any]:
 
 
 def credit(acc: Accounts, team: Team, amount: int, kind: str, session_id: str = "", auto: bool = False) -> None:
+    amount = min(amount, MAX_AMOUNT - 1 - team.balance_micro)  # a balance never passes the ledger's bound
+    if amount <= 0:
+        return
     team.topup(amount, acc.now())
     team.org.blocks.append(CreditBlock(acc.next("block"), kind, amount, acc.now(), session_id, auto))
 

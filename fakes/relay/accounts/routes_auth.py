@@ -4,6 +4,7 @@ sign-in callbacks, the invite link). Thin: credentials and bodies in, the model'
 from __future__ import annotations
 
 import html
+import re
 from urllib.parse import quote
 
 from starlette.requests import Request
@@ -17,6 +18,8 @@ from .http import accounts_of, credentials, identity, model_of, ok, read_body, s
 from .people import User
 
 STATE_COOKIE_SUFFIX = "_oauth_state"
+#: treg referrals._CODE_RE (referrals.py:54)
+REFERRAL_CODE = re.compile(r"[a-z0-9][a-z0-9-]{2,31}")
 
 
 
@@ -221,7 +224,13 @@ async def landing(request: Request) -> Response:
     acc = accounts_of(request)
     user = acc.session_user(request.cookies.get(session_cookie(acc.model), ""))
     if user is None:
-        return page("The relay", "Sign in from the command line: treg login")
+        response = page("The relay", "Sign in from the command line: treg login")
+        ref = request.query_params.get("ref", "").strip().lower()
+        if ref and REFERRAL_CODE.fullmatch(ref) and set(request.query_params) <= {"ref"}:
+            # treg _remember_referral (api.py:2835-2849, 3548-3552): parked until the first team
+            response.set_cookie(f"{acc.model.settings.relay_name}_ref", ref, max_age=30 * 86_400, httponly=True,
+                                samesite="lax")
+        return response
     teams = ", ".join(m.team.org.slug for m in acc.memberships_of(user)) or "no team yet"
     return page(f"Signed in as {user.email}", f"Teams: {teams}")
 

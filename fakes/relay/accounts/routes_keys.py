@@ -8,16 +8,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from fakes.kernel.limits import limit_body
-
 from . import connections, keys, schemas, skills
 from .http import accounts_of, client_of, member, model_of, ok, path_int, read_body
 from .identity import require_can_register
 from .routes_auth import base_url, page
-
-#: a skill's upload: treg takes up to 600 files and 20 MB of content (413 past it, api.py:7694-7706),
-#: JSON-escaped on the wire, so these routes read up to 48 MiB instead of the fake's 1 MiB
-SKILL_BODY_BYTES = 48 * 1024 * 1024
 
 
 async def secrets(request: Request) -> Response:
@@ -182,12 +176,12 @@ ROUTES: list[BaseRoute] = [
     Route("/tools/{name}/grant", grant, methods=["POST"]),
     Route("/tools/{name}/run-report", run_report, methods=["POST"]),
     Route("/tools/{tool_id}", tool, methods=["PATCH", "DELETE"]),
-    limit_body(Route("/skills", register_skill, methods=["POST"]), SKILL_BODY_BYTES),
-    limit_body(Route("/skills/analyze", analyze, methods=["POST"]), SKILL_BODY_BYTES),
-    limit_body(Route("/skills/import", import_skills, methods=["POST"]), SKILL_BODY_BYTES),
+    Route("/skills", register_skill, methods=["POST"]),
+    Route("/skills/analyze", analyze, methods=["POST"]),
+    Route("/skills/import", import_skills, methods=["POST"]),
     Route("/bundles", bundles, methods=["GET"]),
     Route("/bundles/by-name/{name}", bundle_by_name, methods=["GET"]),
-    limit_body(Route("/bundles/{bundle_id}", bundle, methods=["GET", "PATCH", "DELETE"]), SKILL_BODY_BYTES),
+    Route("/bundles/{bundle_id}", bundle, methods=["GET", "PATCH", "DELETE"]),
     Route("/oauth/providers", oauth_providers, methods=["GET"]),
     Route("/oauth/start", oauth_start, methods=["POST"]),
     Route("/oauth/callback", oauth_callback, methods=["GET"]),

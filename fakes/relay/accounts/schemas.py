@@ -44,12 +44,15 @@ EMAIL = {"type": "string", "minLength": 3, "maxLength": 320, "pattern": r"^[^@]+
 ROLE_INVITE = {"type": "string", "enum": ["viewer", "member", "admin"]}
 ROLE = {"type": "string", "enum": ["viewer", "member", "admin", "owner"]}
 ID = integer(1, 2**53)
+#: a skill's file, recipe or .env value: no length of its own (as in treg's SkillFileIn and
+#: SkillImportIn); the body cap bounds it, and treg's 600 files / 20 MB are its 413 (skills.py)
+CONTENT: Schema = {"type": "string"}
 PROJECT_REFS = null({"type": "array", "maxItems": 200,
                      "items": {"anyOf": [text(200), integer(0, 2**53)]}})
 OBJECTS = {"type": "array", "maxItems": 100, "items": {"type": "object"}}
 #: a credential binding (treg ``_validate_bindings``): a known injector, header or query, a name, a
 #: format (whose only placeholder must be ``{secret}``: 403 otherwise), never a platform setting
-_BINDING_FIELDS: dict[str, Schema] = {
+BINDING_FIELDS: dict[str, Schema] = {
     "injector": {"type": "string", "enum": ["env", "cli_auth", "secret_file", "oauth"]},
     "location": {"type": "string", "enum": ["header", "query"]},
     "name": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z"},
@@ -57,8 +60,8 @@ _BINDING_FIELDS: dict[str, Schema] = {
                "description": "its only placeholder is {secret} (another is 403)"},
     "secret_field": {"type": "string", "minLength": 1, "maxLength": 200},
     "platform_setting": {"type": "string", "maxLength": 0, "nullable": True}}
-BINDINGS = {"type": "array", "maxItems": 20, "items": obj({**_BINDING_FIELDS, "secret_id": ID}, ("secret_id",))}
-SKILL_BINDINGS = {"type": "array", "maxItems": 20, "items": obj({**_BINDING_FIELDS, "secret": text(200),
+BINDINGS = {"type": "array", "maxItems": 20, "items": obj({**BINDING_FIELDS, "secret_id": ID}, ("secret_id",))}
+SKILL_BINDINGS = {"type": "array", "maxItems": 20, "items": obj({**BINDING_FIELDS, "secret": text(200),
                                                                    "secret_id": ID})}
 CLI_PROFILE = {"type": "object", "nullable": True, "properties": {
     "enabled": BOOL, "deny_defaults": BOOL, "beta": BOOL, "bin": text(200),
@@ -121,7 +124,7 @@ TOOL_FIELDS = {"base_url": BASE_URL, "bindings": null(BINDINGS), "health_check":
                "examples": null(OBJECTS), "cli": CLI_PROFILE,
                "project": null({"anyOf": [text(200), integer(0, 2**53)]})}
 TOOL = obj({"name": text(200, blank=False), "bundle_id": null(ID), "secret_id": null(ID),
-            "injector": _BINDING_FIELDS["injector"],
+            "injector": BINDING_FIELDS["injector"],
             "auth_in": {"type": "string", "enum": ["header", "query"]}, "auth_name": text(200, blank=False),
             "auth_format": text(500), "secret_field": text(200, blank=False), **TOOL_FIELDS}, ("name", "base_url"))
 TOOL_UPDATE = obj({**TOOL_FIELDS, "base_url": null(BASE_URL)})
@@ -129,20 +132,19 @@ GRANT = obj({"argv": strings(2000, 500)})
 RUN_REPORT = obj({"audit_id": ID, "exit_code": integer(-(2**31), 2**31),
                   "verdict": {"type": "string", "enum": ["ok", "credential_invalid", "unknown_error"]}},
                  ("audit_id", "exit_code", "verdict"))
-BUNDLE_UPDATE = obj({"recipe": null(text(1_000_000))})
+BUNDLE_UPDATE = obj({"recipe": null(CONTENT)})
 SKILL_TOOL = obj({"name": text(200, blank=False), "base_url": BASE_URL, "bindings": SKILL_BINDINGS,
                   "health_check": null({"type": "object"}), "examples": OBJECTS, "cli": CLI_PROFILE},
                  ("name", "base_url"))
-SKILL = obj({"name": text(200, blank=False), "recipe": text(1_000_000),
-             "files": {"type": "object", "maxProperties": 600, "additionalProperties": text(2_000_000)},
+SKILL = obj({"name": text(200, blank=False), "recipe": CONTENT,
+             "files": {"type": "object", "additionalProperties": CONTENT},
              "secrets": {"type": "array", "maxItems": 100, "items": obj(
                  {"local_name": text(200), "value": text(100_000), "kind": text(40)}, ("local_name", "value"))},
              "tools": {"type": "array", "maxItems": 50, "items": SKILL_TOOL}}, ("name",))
-FILES = {"type": "array", "maxItems": 600, "items": obj({"path": text(1000), "content": text(2_000_000)},
-                                                         ("path", "content"))}
+FILES = {"type": "array", "items": obj({"path": text(1000), "content": CONTENT}, ("path", "content"))}
 SKILL_ANALYZE = obj({"files": FILES})
 SKILL_IMPORT = obj({"files": FILES, "select": strings(200, 600),
-                    "env_values": {"type": "object", "maxProperties": 500, "additionalProperties": text(100_000)}})
+                    "env_values": {"type": "object", "additionalProperties": CONTENT}})
 OAUTH_START = {**obj({"name": text(200), "provider": null(text(100)), "capability": null(text(100)),
                       "connection_id": null(ID), "client_id": text(500), "client_secret": text(500),
                       "auth_uri": text(2000), "token_uri": text(2000), "scopes": strings(500, 100),

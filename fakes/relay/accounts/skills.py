@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .identity import Accounts
 
 _SECRET_DIR = re.compile(r"(^|/)\.secrets?(/|$)")
-MAX_FILES, MAX_TOTAL = 600, 20 * 1024 * 1024
+MAX_FILES, MAX_FILE, MAX_TOTAL = 600, 2 * 1024 * 1024, 20 * 1024 * 1024
 
 
 def clean_files(files: dict[str, Any]) -> dict[str, str]:
@@ -128,9 +128,12 @@ def _undo(org: Any, bundle: Bundle) -> None:
 
 def _folders(files: list[dict[str, Any]]) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     """(skill directory -> its files by relative path, the .env's variables)."""
-    if len(files) > MAX_FILES or sum(len(f.get("content", "")) for f in files) > MAX_TOTAL:
-        raise ServiceError(413, "upload too large (at most 600 files, 20 MB)", code="too_large")
-    by_path = {f["path"].replace("\\", "/").lstrip("/"): f.get("content", "") for f in files}
+    if len(files) > MAX_FILES:  # treg _check_upload_size (api.py:7699-7706)
+        raise ServiceError(413, f"too many files (max {MAX_FILES})", code="too_large")
+    if sum(len(f.get("content", "").encode("utf-8", "ignore")) for f in files) > MAX_TOTAL:
+        raise ServiceError(413, "upload too large (max 20 MB total)", code="too_large")
+    by_path = {f["path"].replace("\\", "/").lstrip("/"): f.get("content", "") for f in files
+               if len(f.get("content", "").encode("utf-8", "ignore")) <= MAX_FILE}  # bigger ones skipped (:7719)
     env = {}
     for path, content in by_path.items():
         if path.rsplit("/", 1)[-1] == ".env":

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.statecheck import StateReader, check_integer, check_text, refuse
 
+from .. import bodies
+from . import schemas
 from .orgdata import (
     Activity,
     BillingState,
@@ -35,6 +37,25 @@ if TYPE_CHECKING:
     from ..model import RelayModel
 
 _MAX_ID = 2**53
+_STRINGS = {"type": "object", "additionalProperties": {"type": "string"}}
+#: the text fields of the account records that take one of a few values
+CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
+    "TagBudget": {"status": ("active", "blocked")},
+    "SecretRow": {"health_status": ("unknown", "ok", "invalid")},  # its kind is any text (treg api.py:7073)
+    "Activity": {"kind": ("local_run", "server_run", "checkin", "report")},
+    "CreditBlock": {"kind": ("promo", "topup", "bonus", "referral")},
+    "Referral": {"status": ("signed_up", "qualified", "paid")},
+    "Invite": {"role": ("viewer", "member", "admin"), "status": ("pending", "accepted", "revoked")},
+    "Connect": {"status": ("pending", "done", "error")},
+    "Checkout": {"kind": ("topup", "setup"), "status": ("open", "paid", "cancelled")}}
+#: the JSON-valued fields of the account records, as the requests that make them allow
+JSON_FIELDS: dict[str, bodies.Schema] = {
+    "bindings": {"type": "array", "maxItems": 20, "items": {
+        "type": "object", "properties": {**schemas.BINDING_FIELDS, "secret_id": schemas.null(schemas.ID)}}},
+    "health_check": schemas.null({"type": "object"}), "examples": schemas.OBJECTS,
+    "cli": schemas.CLI_PROFILE, "files": _STRINGS, "extra": _STRINGS,
+    "scopes": schemas.strings(500, 100), "tool_access": schemas.null(schemas.strings(200)),
+    "project_access": schemas.null({"type": "array", "maxItems": 200, "items": schemas.ID})}
 PENDING = tuple(KINDS)
 
 
@@ -56,23 +77,54 @@ def _check(read: StateReader, name: str, kind: str) -> Any:
     if optional and read.raw(name) is None:
         return None
     if base == "int":
-        return read.integer(name, minimum=-(2**62), maximum=2**62)
+        low, high = int_bounds(name)
+        return read.integer(name, minimum=low, maximum=high)
     if base == "str":
         return read.text(name, max_length=100_000)
     if base == "bool":
         return read.boolean(name)
     value = read.json(name)
-    expected = dict if base.startswith("dict") else list if base.startswith("list") else object
-    if not isinstance(value, expected):
-        refuse(read.where(name), f"must be a JSON {expected.__name__}")
+    schema = JSON_FIELDS.get(name)
+    if schema is None:
+        refuse(read.where(name), "is not a field the relay keeps")
+    found = bodies.problem(value, schema, read.where(name))
+    if found is not None:
+        refuse(*found)
+    if name == "bindings":
+        for index, binding in enumerate(value):
+            try:
+                str(binding.get("format", "{secret}")).format(secret="x")
+            except (KeyError, IndexError, ValueError):
+                refuse(read.where(f"{name}[{index}].format"), "may hold no placeholder but {secret}")
     return value
+
+
+def int_bounds(name: str) -> tuple[int, int]:
+    """The range of an integer field of a record, by its name: an instant on the fake's clock, an
+    id, an amount of micro-USD (at most $1M, the most any single setting or credit may be), an
+    HTTP status, an exit code, or a small count."""
+    if name == "duration_ms":
+        return 0, 10**12
+    if name.endswith("_ms"):
+        return 0, MAX_EPOCH_MS
+    if name.endswith("_id"):
+        return 1, _MAX_ID
+    if name.endswith("_micro"):
+        return 0, 10**12
+    if name == "status":
+        return 100, 599
+    if name == "exit_code":
+        return -(2**31), 2**31
+    return 0, 10**9  # tries_left, attempts, failures, calls_per_day, last_topup_usd
 
 
 def read_record(read: StateReader, cls: Any) -> Any:
     """A dataclass row as :func:`dataclasses.asdict` exported it, each field checked by its type."""
     fields = dataclasses.fields(cls)
     read.only([f.name for f in fields])
-    values = {f.name: _check(read, f.name, str(f.type)) for f in fields if read.has(f.name)}
+    choices = CHOICES.get(cls.__name__, {})
+    values = {f.name: read.choice(f.name, choices[f.name]) if f.name in choices else _check(read, f.name, str(f.type))
+              for f in fields if read.has(f.name)}
     try:
         return cls(**values)
     except TypeError:
