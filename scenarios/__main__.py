@@ -1,4 +1,5 @@
-"""``python -m scenarios list | run NAME --base-url URL [--credentials k=v ...] | bench``.
+"""``fakes scenarios list | run NAME --base-url URL [--credentials k=v ...]`` (``python -m scenarios``
+in a checkout; ``bench`` is ``fakes bench``, also reachable as ``python -m scenarios bench``).
 
 Against a fake, each scenario runs in a fresh world of its own (``<base URL>/_w/<id>``: its own
 state and clock), deleted afterwards, so a shared server's other users see nothing of it;
@@ -26,8 +27,12 @@ class UsageError(Exception):
     """A bad option or an unusable target: one line on stderr, exit status 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scenarios")
+#: how the user called us: `fakes scenarios` (installed) or `python -m scenarios` (a checkout)
+DEFAULT_PROG = "python -m scenarios"
+
+
+def build_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the scenarios")
     run = sub.add_parser("run", help="run one scenario (or 'all') against a base URL")
@@ -47,17 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run in this world of the fake (created on first use, kept afterwards)")
     where.add_argument("--no-world", action="store_true",
                        help="run in the world the base URL points to instead of a fresh one")
-    sub.add_parser("bench", help="benchmark the fakes: python -m scenarios bench --help")
+    sub.add_parser("bench", help=f"benchmark the fakes: {prog} bench --help (also `fakes bench`)")
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = DEFAULT_PROG) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"]:  # the benchmark parses its own options
         from . import bench as bench_module
 
-        return int(bench_module.main(argv[1:]) or 0)
-    args = build_parser().parse_args(argv)
+        return int(bench_module.main(argv[1:], prog=f"{prog} bench") or 0)
+    args = build_parser(prog).parse_args(argv)
+    args.prog = prog
     try:
         if args.command == "list":
             for name, scenario in discover().items():
@@ -68,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"scenarios: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # `python -m scenarios list | head`: the reader left, not an error
+    except BrokenPipeError:  # `fakes scenarios list | head`: the reader left, not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
@@ -76,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     scenarios = discover()
     if args.name != "all" and args.name not in scenarios:
-        raise UsageError(f"unknown scenario {args.name!r}; see `python -m scenarios list`")
+        raise UsageError(f"unknown scenario {args.name!r}; see `{args.prog} list`")
     token = args.control_token
     is_fake = False if args.real else _probe(args.base_url, args.timeout, token)
     if args.name == "all":

@@ -14,7 +14,7 @@ from decimal import Decimal
 
 import httpx
 
-from scenarios.runner import Run, Scenario
+from .runner import Run, Scenario
 
 COMPANIES = ["stripe.com", "https://www.acme.com/", "gone.invalid", "co7.com", "co12.io", "shopify.com",
              "notion.so", "figma.com", "linear.app", "vercel.com", "github.com", "gitlab.com"]

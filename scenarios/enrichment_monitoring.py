@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree
 
-from scenarios.runner import Run, Scenario
+from .runner import Run, Scenario
 
 WEEK = 7 * 86_400
 CATEGORIES = {"blog", "x", "website update", "website new page", "website unreachable", "youtube"}

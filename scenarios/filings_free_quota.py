@@ -9,7 +9,7 @@ this spends a free key's whole allowance: pass ``free_api_key`` only for a key y
 
 from __future__ import annotations
 
-from scenarios.runner import Run, Scenario
+from .runner import Run, Scenario
 
 MAX_CALLS = 1_000  # a safety stop for allowances larger than the seed's 100
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scenarios.runner import Run, Scenario
+from .runner import Run, Scenario
 
 PAGE_SIZE = 50
 MAX_PAGES = 2_000  # a safety stop; the bound that counts follows from the growth of `count`

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from fakes.member_export.domains import SERVED_DOMAINS
-from scenarios.runner import Run, Scenario
+
+from .runner import Run, Scenario
 
 SNAPSHOT = "/rest/memberSnapshotData"
 CHANGELOG = "/rest/memberChangeLogs"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scenarios.runner import Run, Scenario
+from .runner import Run, Scenario
 
 AUTHORIZATIONS = "/rest/memberAuthorizations"
 YEAR_S = 365 * 86_400

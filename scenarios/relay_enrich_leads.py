@@ -10,7 +10,7 @@ Against the real relay pass ``token`` (and ``header_prefix=X-Treg``); it spends 
 
 from __future__ import annotations
 
-from scenarios.runner import Run, Scenario
+from .runner import Run, Scenario
 
 FINDER = "mailscout.people.email.find"
 LEADS = [("Ada", "Lovelace", "northwind.com"), ("Grace", "Hopper", "gone.invalid"),

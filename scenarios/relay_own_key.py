@@ -10,7 +10,7 @@ and run with ``--credentials own_key_registered=yes``.
 
 from __future__ import annotations
 
-from scenarios.runner import Run, Scenario
+from .runner import Run, Scenario
 
 ENDPOINT = "firmdata.companies.enrich"
 PARAMS = {"domain": "northwind.com"}

@@ -2,7 +2,7 @@
 
 Writing a scenario is one file in this package that defines ``SCENARIO``::
 
-    from scenarios.runner import Run, Scenario
+    from .runner import Run, Scenario
 
     def flow(run: Run) -> None:
         token = run.credential("access_token", create=lambda: run.control(
@@ -276,16 +276,19 @@ class Run:
 
 # -- discovery and running ----------------------------------------------------------------------
 def discover() -> dict[str, Scenario]:
-    """Every ``SCENARIO`` defined by a module of this package, by name."""
-    import scenarios
+    """Every ``SCENARIO`` defined by a module of this package, by name: those of the services this
+    process knows (`fakes list`; the notes template's only once it is registered)."""
+    from fakes import registry
+    # the package is `scenarios` in a checkout and `fakes.scenarios` once installed
+    package = importlib.import_module(__package__ or "scenarios")
 
     found: dict[str, Scenario] = {}
-    for info in pkgutil.iter_modules(scenarios.__path__):
+    for info in pkgutil.iter_modules(package.__path__):
         if info.name.startswith("_") or info.name in ("runner", "bench"):
             continue
-        module = importlib.import_module(f"scenarios.{info.name}")
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
         for scenario in [getattr(module, "SCENARIO", None), *getattr(module, "SCENARIOS", [])]:
-            if isinstance(scenario, Scenario):
+            if isinstance(scenario, Scenario) and scenario.service in registry.SERVICES:
                 found[scenario.name] = scenario
     return dict(sorted(found.items()))
 

@@ -12,7 +12,8 @@ import base64
 from datetime import datetime
 
 from fakes.video.media import LONG_MP4
-from scenarios.runner import Run, Scenario
+
+from .runner import Run, Scenario
 
 DAY_S = 86_400
 

@@ -12,7 +12,8 @@ import base64
 from typing import Any
 
 from fakes.video.media import STAND_IN_MP4
-from scenarios.runner import Run, Scenario
+
+from .runner import Run, Scenario
 
 
 def flow(run: Run) -> None:

@@ -15,7 +15,8 @@ import hashlib
 import hmac
 
 from fakes.video.media import STAND_IN_MP4
-from scenarios.runner import Run, Scenario
+
+from .runner import Run, Scenario
 
 EVENT = "video.encoding.quality.completed"
 

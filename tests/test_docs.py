@@ -1,5 +1,5 @@
 """The documentation stays honest: README's commands and examples run, every link resolves, every
-documented `fakes` and `python -m scenarios` command parses, and no page points outside the repository."""
+documented `fakes`, `fakes scenarios` and `fakes bench` command parses, and no page points outside the repository."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fakes.kernel.cli import build_parser
+from scenarios.bench.cli import build_parser as bench_parser
 from scenarios.runner import discover
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,13 +81,24 @@ def test_documented_fakes_commands_parse(page: str, line: str) -> None:
         pytest.fail(f"{page}: `{line}` does not parse (exit {exc.code})")
 
 
-@pytest.mark.parametrize(("page", "line"), documented_commands("python -m scenarios"))
+@pytest.mark.parametrize(("page", "line"), documented_commands("python -m scenarios")
+                         + documented_commands("fakes scenarios"))
 def test_documented_scenario_commands_name_real_scenarios(page: str, line: str) -> None:
-    words = shlex.split(line)[3:]
+    words = shlex.split(line)[2 if line.startswith("fakes ") else 3:]
     if words[:1] == ["run"]:
         assert words[1] == "all" or words[1] in discover(), f"{page}: `{line}` names no scenario"
     else:
         assert words[:1] in (["list"], ["bench"]), f"{page}: `{line}` is no scenarios command"
+
+
+@pytest.mark.parametrize(("page", "line"), documented_commands("fakes bench")
+                         + documented_commands("python -m scenarios bench"))
+def test_documented_bench_commands_parse(page: str, line: str) -> None:
+    words = shlex.split(line)
+    try:
+        bench_parser().parse_args(words[2 if words[0] == "fakes" else 4:])
+    except SystemExit as exc:
+        pytest.fail(f"{page}: `{line}` does not parse (exit {exc.code})")
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p, "python")], ids=page_id)

@@ -15,6 +15,7 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
+from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
 
@@ -60,14 +61,30 @@ class NotesFake(Fake):
         return {"Authorization": f"Bearer {self.settings.api_token}"} if self.settings.api_token else {}
 
     def sample_request(self) -> tuple[str, str]:
-        self.add_note("benchmark")
+        """The benchmark's request. It must not change the fake: the generic suites export the state
+        after :meth:`auth_headers` and then send this request to the fake and to an imported twin
+        (state a request needs is made in ``auth_headers()``, as video's sample project is)."""
         return ("GET", "/notes?limit=100")
+
+    def bench_operations(self) -> list[BenchOperation]:
+        """One timed request per operation of the OpenAPI document (the contract tests hold it whole)."""
+        return [
+            BenchOperation("POST /notes", "POST", "/notes", json={"text": "benchmark"}, expect=(201,)),
+            BenchOperation("GET /notes", "GET", "/notes?limit=100"),
+            BenchOperation("GET /notes/{note_id}", "GET", "/notes/{note_id}",
+                           prepare=lambda: {"note_id": self.add_note("benchmark")["id"]}),
+        ]
 
     @classmethod
     def settings_for_tests(cls) -> dict[str, Any]:
         return {"api_token": "test-token"}  # the generic suites then prove the token check too
 
     # -- control plane as Python (control.py calls these) --------------------------------------
+    def api_token(self) -> dict[str, str]:
+        """The bearer token that public calls need ("" when the API is open): how a scenario (or a
+        test container) that did not start the fake learns it, as other services hand out keys."""
+        return {"api_token": self.settings.api_token}
+
     def add_note(self, text: str | None = None, tag: str | None = None) -> dict[str, Any]:
         """A note with ``text``, or with seeded generated text when none is given."""
         if text is None:

@@ -30,4 +30,7 @@ def routes(fake: NotesFake) -> list[BaseRoute]:
         # a model refusal (ServiceError) is rendered in the control plane's shape by the kernel
         return json_response(fake.add_note(**body), 201)
 
-    return [Route("/notes", add_note, methods=["POST"])]
+    async def api_token(request: Request) -> Response:
+        return json_response(fake.api_token())
+
+    return [Route("/notes", add_note, methods=["POST"]), Route("/notes/token", api_token, methods=["GET"])]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.clock import Clock
-from fakes.kernel.errors import ControlError, ServiceError
+from fakes.kernel.clock import MAX_EPOCH_MS, Clock
+from fakes.kernel.errors import ServiceError
+from fakes.kernel.statecheck import StateReader, refuse
 
 from .data import generated_text
 from .settings import NotesSettings
@@ -58,16 +59,18 @@ class NotesModel:
         return {"notes": self.notes, "generated": self.generated}
 
     def load_state(self, state: dict[str, Any]) -> None:
-        """Replace the state by an exported one; everything is checked before anything changes."""
-        notes, generated = state.get("notes"), state.get("generated", 0)
-        if not isinstance(notes, dict):
-            raise ControlError(400, "model.notes must be an object of notes by id", code="invalid_state")
-        for key, note in notes.items():
-            if not (isinstance(note, dict) and note.get("id") == key and isinstance(note.get("text"), str)
-                    and isinstance(note.get("created_ms"), int) and isinstance(note.get("tag"), str | None)):
-                raise ControlError(400, f"model.notes.{key} must be {{id, text, tag, created_ms}}",
-                                   code="invalid_state")
-        if not isinstance(generated, int) or generated < 0:
-            raise ControlError(400, "model.generated must be a whole number >= 0", code="invalid_state")
-        self.notes = {key: dict(note) for key, note in notes.items()}
-        self.generated = generated
+        """Replace the state by an exported one; everything is checked before anything changes.
+
+        Every field is read through the kernel's StateReader: a wrong type, a value out of range or
+        a missing field is a 400 naming it (``model.notes.n1.tag``), never a 500 later."""
+        read = StateReader(state, "model").only(("notes", "generated"))
+        notes: dict[str, dict[str, Any]] = {}
+        for key in read.mapping("notes"):
+            note = read.object("notes").object(key).only(("id", "text", "tag", "created_ms"))
+            if note.text("id", max_length=40) != key:
+                refuse(note.where("id"), f"must be the note's key {key!r}")
+            notes[key] = {"id": key, "text": note.text("text", min_length=1, max_length=self.settings.max_text),
+                          "tag": note.text("tag", min_length=1, max_length=MAX_TAG, nullable=True),
+                          "created_ms": note.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS)}
+        self.generated = read.integer("generated", minimum=0, maximum=2**31 - 1)
+        self.notes = notes

@@ -61,6 +61,13 @@ def document(settings: NotesSettings) -> dict[str, Any]:
                      "responses": {"201": json_response_spec(note, "created"),
                                    "400": json_response_spec(CONTROL_ERROR, "invalid note")}},
         },
+        "/_fake/notes/token": {
+            "get": {"tags": [CONTROL_TAG], "summary": "The bearer token public calls need (empty: none)",
+                    "security": [],
+                    "responses": {"200": json_response_spec({
+                        "type": "object", "properties": {"api_token": {"type": "string"}}, "required": ["api_token"],
+                        "additionalProperties": False})}},
+        },
     }
     doc: dict[str, Any] = {
         "openapi": "3.0.3",

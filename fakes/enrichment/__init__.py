@@ -13,15 +13,18 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
+from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ControlError, ServiceError
 from fakes.kernel.fake import Fake
 
-from .control import check_body, control_routes
+from .bench import bench_operations
+from .bodycheck import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN, check_body
+from .control import control_routes
 from .credits import CreditError
 from .data import normalize_website
 from .mcp import McpGate
-from .model import EnrichmentModel
-from .openapi import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN, openapi_document
+from .model import AccountExists, EnrichmentModel
+from .openapi import openapi_document
 from .routes import service_routes
 from .rules import CLIENT_RULES
 from .settings import EnrichmentSettings
@@ -44,7 +47,7 @@ class EnrichmentFake(Fake):
 
     # -- kernel hooks -------------------------------------------------------------------------
     def create_model(self) -> EnrichmentModel:
-        return EnrichmentModel(self.clock, self.settings, self.seed)
+        return EnrichmentModel(self.clock, self.settings, self.seed, self.epoch)
 
     def routes(self) -> list[BaseRoute]:
         return service_routes(self)
@@ -58,6 +61,10 @@ class EnrichmentFake(Fake):
 
     def openapi_document(self) -> dict[str, Any]:
         return openapi_document(self.settings, self.title)
+
+    def dashboard_panels(self) -> list[dict[str, Any]]:
+        from .panel import panels  # imported when a browser first asks (fakes/kernel/dashboard)
+        return panels(self)
 
     def mcp_app(self) -> McpGate:
         """The MCP endpoint (SSE) of this fake: a gate whose SDK app is made on the first /mcp request;
@@ -82,6 +89,10 @@ class EnrichmentFake(Fake):
             self._auth_for = self.model
         return dict(self._auth_headers)
 
+    def bench_operations(self) -> list[BenchOperation]:
+        """Every public operation, timed by ``python -m scenarios bench --parts operations`` (see :mod:`.bench`)."""
+        return bench_operations(self)
+
     def sample_request(self) -> tuple[str, str]:
         self.auth_headers()
         return ("GET", f"/v1/company/details?website={SAMPLE_COMPANY}")
@@ -96,12 +107,12 @@ class EnrichmentFake(Fake):
         check_body(body, ACCOUNT_IN, "account")
         if api_key is not None:
             api_key = api_key.rstrip("\n")
-            if api_key in self.model.ledger.accounts:
-                raise ControlError(409, f"api key {api_key!r} exists already", code="conflict")
         if credits is not None:
             credits = Decimal(str(credits)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
         try:
             return self.model.create_account(plan, credits, rate_limited=rate_limited, api_key=api_key)
+        except AccountExists as exc:
+            raise ControlError(409, str(exc), code="conflict") from None
         except CreditError as exc:
             raise ControlError(400, str(exc), code="invalid_account") from None
 

@@ -20,6 +20,8 @@ class Call:
     now_ms: int
     headers: dict[str, str] = field(default_factory=dict)
     flags: list[tuple[ClientRule, str]] = field(default_factory=list)
+    #: the path of the route table the request came in on ("" for MCP tools)
+    route_path: str = ""
 
 
 @dataclass(slots=True)

@@ -6,9 +6,7 @@ kernel's control shape ``{"error", "message"}``.
 
 from __future__ import annotations
 
-import math
-import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -17,43 +15,8 @@ from starlette.routing import BaseRoute, Route
 from fakes.kernel.errors import ControlError
 from fakes.kernel.http import json_response, read_json_object
 
-if TYPE_CHECKING:
-    from . import EnrichmentFake
-
 ACCOUNT_FIELDS = frozenset({"plan", "credits", "rate_limited", "api_key"})
 PURCHASE_FIELDS = frozenset({"pack_usd"})
-
-
-def check_body(fields: dict[str, Any], schema: dict[str, Any], what: str) -> None:
-    """Refuse (400) what the operation's own OpenAPI body schema refuses: the same flat schema
-    (strings with length/pattern/enum, integers and numbers with bounds, arrays of strings)."""
-    properties: dict[str, Any] = schema["properties"]
-    problems = [f"unknown field {name!r}" for name in fields if name not in properties]
-    problems += [f"{name!r} is required" for name in schema.get("required", ()) if name not in fields]
-    for name, value in fields.items():
-        spec = properties.get(name)
-        if spec is not None and not _fits(value, spec):
-            problems.append(f"{name!r} does not fit {spec}")
-    if problems:
-        raise ControlError(400, f"{what}: {'; '.join(problems)}", code="invalid_field")
-
-
-def _fits(value: Any, spec: dict[str, Any]) -> bool:
-    kind = spec.get("type")
-    if kind == "string":
-        return (isinstance(value, str) and spec.get("minLength", 0) <= len(value) <= spec.get("maxLength", 10**9)
-                and ("enum" not in spec or value in spec["enum"])
-                and ("pattern" not in spec or re.search(spec["pattern"], value) is not None))
-    if kind in ("integer", "number"):
-        allowed: tuple[type, ...] = (int,) if kind == "integer" else (int, float)
-        return (isinstance(value, allowed) and not isinstance(value, bool)
-                and spec.get("minimum", -math.inf) <= value <= spec.get("maximum", math.inf))
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "array":
-        return (isinstance(value, list) and len(value) <= spec.get("maxItems", 10**9)
-                and all(_fits(item, spec["items"]) for item in value))
-    return True
 
 
 async def body_with(request: Request, allowed: frozenset[str] | None) -> dict[str, Any]:
@@ -70,7 +33,22 @@ async def body_with(request: Request, allowed: frozenset[str] | None) -> dict[st
     return body
 
 
-def control_routes(fake: EnrichmentFake) -> list[BaseRoute]:
+class ControlledFake(Protocol):
+    """The fake's Python control methods each route calls."""
+
+    def create_account(self, plan: str = ..., credits: Any = ..., *, rate_limited: bool = ...,
+                       api_key: str | None = ...) -> dict[str, Any]: ...
+
+    def account(self, api_key: str) -> dict[str, Any]: ...
+
+    def purchase(self, api_key: str, pack_usd: Any) -> dict[str, Any]: ...
+
+    def add_company(self, website: Any = ..., **fields: Any) -> dict[str, Any]: ...
+
+    def add_person(self, **fields: Any) -> dict[str, Any]: ...
+
+
+def control_routes(fake: ControlledFake) -> list[BaseRoute]:
     async def create_account(request: Request) -> Response:
         body = await body_with(request, ACCOUNT_FIELDS)
         return json_response(fake.create_account(**body), 201)

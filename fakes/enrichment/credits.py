@@ -16,11 +16,21 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from .settings import PLANS, SUBSCRIPTIONS, EnrichmentSettings
+from fakes.kernel.clock import MAX_EPOCH_MS
+from fakes.kernel.statecheck import StateReader, refuse
+
+from .settings import MAX_DAYS, OPERATION_NAMES, PLANS, SUBSCRIPTIONS, EnrichmentSettings
 
 DAY_MS = 86_400_000
 MINUTE_MS = 60_000
 MONTH_MS = 30 * DAY_MS
+API_KEY_PATTERN = r"[A-Za-z0-9_-]{8,64}"   # the control plane's pattern for a chosen key
+GRANT_SOURCES = ("trial", "pack", "subscription", "grant")
+BUCKETS = ("paid", "free")
+#: instants derived from the clock's (an expiry up to MAX_DAYS on): beyond year 9999, still exact
+MAX_DERIVED_MS = MAX_EPOCH_MS + (MAX_DAYS + 31) * DAY_MS
+MAX_TENTHS = 10**15
+MAX_COUNT = 10**12
 
 
 def tenths(value: Any) -> int:
@@ -58,6 +68,13 @@ class Grant:
     def to_state(self) -> dict[str, Any]:
         return {"left": self.left, "expires_ms": self.expires_ms, "source": self.source, "granted_ms": self.granted_ms}
 
+    @classmethod
+    def from_state(cls, read: StateReader) -> Grant:
+        read.only(("left", "expires_ms", "source", "granted_ms"))
+        return cls(read.integer("left", minimum=0, maximum=MAX_TENTHS),
+                   read.integer("expires_ms", minimum=0, maximum=MAX_DERIVED_MS, nullable=True),
+                   read.choice("source", GRANT_SOURCES), read.integer("granted_ms", minimum=0, maximum=MAX_DERIVED_MS))
+
 
 @dataclass
 class Window:
@@ -67,6 +84,17 @@ class Window:
     used: int = 0
     refused: bool = False       # a 429 was answered in this window
     announced_zero: bool = False  # an answer of this window said X-RateLimit-Remaining: 0
+
+    def to_state(self) -> dict[str, Any]:
+        return {"start_ms": self.start_ms, "used": self.used, "refused": self.refused,
+                "announced_zero": self.announced_zero}
+
+    @classmethod
+    def from_state(cls, read: StateReader) -> Window:
+        read.only(("start_ms", "used", "refused", "announced_zero"))
+        return cls(read.integer("start_ms", minimum=-1, maximum=MAX_EPOCH_MS),
+                   read.integer("used", minimum=0, maximum=MAX_COUNT), read.boolean("refused"),
+                   read.boolean("announced_zero"))
 
 
 @dataclass
@@ -86,18 +114,36 @@ class Account:
         return {"api_key": self.api_key, "plan": self.plan, "created_ms": self.created_ms,
                 "grants": [g.to_state() for g in self.grants], "months_granted": self.months_granted,
                 "spent": self.spent, "calls": dict(self.calls), "rate_limited": self.rate_limited,
+                "windows": {bucket: window.to_state() for bucket, window in self.windows.items()},
                 "purchases": list(self.purchases)}
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> Account:
-        if state["plan"] not in PLANS:
-            raise ValueError(f"unknown plan {state['plan']!r}")
-        grants = [Grant(int(g["left"]), None if g["expires_ms"] is None else int(g["expires_ms"]), str(g["source"]),
-                        int(g["granted_ms"])) for g in state["grants"]]
-        return cls(str(state["api_key"]), state["plan"], int(state["created_ms"]), grants,
-                   int(state["months_granted"]), int(state["spent"]),
-                   {str(k): int(v) for k, v in dict(state["calls"]).items()}, bool(state["rate_limited"]),
-                   {}, list(state["purchases"]))
+    def from_state(cls, read: StateReader) -> Account:
+        read.only(("api_key", "plan", "created_ms", "grants", "months_granted", "spent", "calls", "rate_limited",
+                   "windows", "purchases"))
+        calls = {}
+        for name in read.mapping("calls"):
+            if name not in OPERATION_NAMES:
+                refuse(read.where(f"calls.{name}"), "is not an operation of the service")
+            calls[name] = read.object("calls").integer(name, minimum=0, maximum=MAX_COUNT)
+        windows = {}
+        if read.has("windows"):  # rate-limit windows (states exported before they were kept have none)
+            windows_read = read.object("windows").only(BUCKETS)
+            windows = {bucket: Window.from_state(windows_read.object(bucket)) for bucket in windows_read.value}
+        return cls(read.text("api_key", pattern=API_KEY_PATTERN), read.choice("plan", PLANS),
+                   read.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS),
+                   [Grant.from_state(grant) for grant in read.objects("grants", max_items=100_000)],
+                   read.integer("months_granted", minimum=0, maximum=MAX_EPOCH_MS // MONTH_MS + 2),
+                   read.integer("spent", minimum=0, maximum=MAX_TENTHS), calls, read.boolean("rate_limited"),
+                   windows, [_purchase(item) for item in read.objects("purchases", max_items=100_000)])
+
+
+def _purchase(read: StateReader) -> dict[str, Any]:
+    read.only(("pack_usd", "credits", "at_ms", "expires_ms"))
+    read.number("credits", minimum=0, maximum=MAX_TENTHS)
+    return {"pack_usd": read.integer("pack_usd", minimum=1, maximum=1_000_000), "credits": read.raw("credits"),
+            "at_ms": read.integer("at_ms", minimum=0, maximum=MAX_EPOCH_MS),
+            "expires_ms": read.integer("expires_ms", minimum=0, maximum=MAX_DERIVED_MS)}
 
 
 class CreditError(ValueError):

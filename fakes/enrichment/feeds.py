@@ -8,14 +8,18 @@ polls then continue from the purchase (the missed ones are skipped, as a suspend
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
+from fakes.kernel.clock import MAX_EPOCH_MS
+from fakes.kernel.statecheck import StateReader, refuse
+
 from .credits import DAY_MS
 from .data import mix, normalize_website, pools, rng, short_id
-from .world import World, iso_ms
+from .generated import iso_ms
+from .world import World
 
 PULL_COSTS = {"monitor_blog": 10, "monitor_website": 10, "monitor_x": 20, "monitor_youtube": 10}  # tenths
 SETTING_NAMES = ("monitor_blog", "monitor_x", "monitor_website", "monitor_youtube", "frequency_days")
@@ -24,6 +28,14 @@ DEFAULT_SETTINGS: dict[str, Any] = {"monitor_blog": True, "monitor_x": True, "mo
 KEPT_ITEMS = 500      # per feed; older items drop out (the RSS lists the newest 50)
 RSS_ITEMS = 50
 WEBSITE_EVENTS = ("website update", "website new page")
+ITEM_CATEGORIES = ("blog", "x", "youtube", *WEBSITE_EVENTS, "website unreachable")
+SUSPENSION_REASONS = ("insufficient_credits", "manual")
+FEED_ID_PATTERN = r"feed_[A-Za-z0-9_-]{1,64}"
+TARGET_ID_PATTERN = r"target_[A-Za-z0-9_-]{1,64}"
+TOKEN_PATTERN = r"[A-Za-z0-9_-]{1,200}"
+MAX_FEEDS = 100_000
+MAX_TARGETS = 10_000
+MAX_COUNT = 10**12
 
 
 class FeedError(ValueError):
@@ -42,6 +54,22 @@ class Target:
     next_poll_ms: int
     last_polled_ms: int | None = None
     polls: int = 0
+
+    @classmethod
+    def from_state(cls, read: StateReader) -> Target:
+        read.only(("id", "domain", "website_url", "settings", "created_ms", "next_poll_ms", "last_polled_ms", "polls"))
+        url = read.text("website_url", min_length=1, max_length=2048)
+        domain = read.text("domain", max_length=2048)
+        if domain != target_domain(url):
+            refuse(read.where("domain"), f"must be {target_domain(url)!r}, the domain of its website_url")
+        settings_read = read.object("settings").only(SETTING_NAMES)
+        settings = {name: settings_read.boolean(name) for name in SETTING_NAMES[:4]}
+        settings["frequency_days"] = settings_read.integer("frequency_days", minimum=1, maximum=30)
+        created = read.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS)
+        return cls(read.text("id", pattern=TARGET_ID_PATTERN), domain, url, settings, created,
+                   read.integer("next_poll_ms", minimum=created, maximum=MAX_EPOCH_MS + 30 * DAY_MS),
+                   read.integer("last_polled_ms", minimum=0, maximum=MAX_EPOCH_MS, nullable=True),
+                   read.integer("polls", minimum=0, maximum=MAX_COUNT))
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "website_url": self.website_url, "settings": dict(self.settings),
@@ -65,6 +93,34 @@ class Feed:
     consumed: int = 0          # sequence number of the last consumed item
     sequence: int = 0          # sequence number of the last item
 
+    @classmethod
+    def from_state(cls, read: StateReader) -> Feed:
+        read.only(("id", "owner", "name", "is_public", "token", "created_ms", "targets", "is_suspended",
+                   "suspension_reason", "email_notifications", "items", "consumed", "sequence"))
+        suspended = read.boolean("is_suspended")
+        reason = read.choice("suspension_reason", SUSPENSION_REASONS if suspended else (None,))
+        targets: dict[str, Target] = {}
+        for target_read in read.objects("targets", max_items=MAX_TARGETS):
+            target = Target.from_state(target_read)
+            if target.id in targets or any(t.domain == target.domain for t in targets.values()):
+                refuse(target_read.where("id"), "repeats a target (its id or website) of this feed")
+            targets[target.id] = target
+        sequence = read.integer("sequence", minimum=0, maximum=MAX_COUNT)
+        items = []
+        last = 0
+        for item_read in read.objects("items", max_items=KEPT_ITEMS):
+            item = _item(item_read)
+            if not last < item["seq"] <= sequence:
+                refuse(item_read.where("seq"), f"must grow from item to item, up to the feed's sequence {sequence}")
+            last = item["seq"]
+            items.append(item)
+        return cls(read.text("id", pattern=FEED_ID_PATTERN), read.text("owner", max_length=64),
+                   read.text("name", min_length=1, max_length=200), read.boolean("is_public"),
+                   read.text("token", pattern=TOKEN_PATTERN),
+                   read.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS),
+                   targets, suspended, reason, read.choice("email_notifications", ("skip", "on_updates")), items,
+                   read.integer("consumed", minimum=0, maximum=sequence), sequence)
+
     def rss_url(self, base: str) -> str:
         url = f"{base}/v1/monitor/feeds/{self.id}/rss.xml"
         return url if self.is_public else f"{url}?token={self.token}"
@@ -79,6 +135,23 @@ class Feed:
         else:
             body["targets"] = [t.to_json() for t in self.targets.values()]
         return body
+
+
+def target_domain(website_url: str) -> str:
+    """What a target watches: the website's domain, or (no host name) the text itself, reported unreachable."""
+    return normalize_website(website_url) or website_url.strip().lower()
+
+
+def _item(read: StateReader) -> dict[str, Any]:
+    read.only(("category", "title", "link", "description", "_ms", "seq", "target_id", "website_url", "guid",
+               "published_at"))
+    return {"category": read.choice("category", ITEM_CATEGORIES), "title": read.text("title", max_length=5000),
+            "link": read.text("link", max_length=5000), "description": read.text("description", max_length=10_000),
+            "_ms": read.integer("_ms", minimum=0, maximum=MAX_EPOCH_MS),
+            "seq": read.integer("seq", minimum=1, maximum=MAX_COUNT),
+            "target_id": read.text("target_id", pattern=TARGET_ID_PATTERN),
+            "website_url": read.text("website_url", max_length=2048), "guid": read.text("guid", max_length=200),
+            "published_at": read.text("published_at", max_length=40)}
 
 
 def check_settings(raw: Any, base: dict[str, Any]) -> dict[str, Any]:
@@ -103,20 +176,36 @@ def check_settings(raw: Any, base: dict[str, Any]) -> dict[str, Any]:
 class Feeds:
     """All feeds of the fake; ``charge(owner, tenths, at_ms) -> bool`` pays a poll."""
 
-    def __init__(self, seed: int, locale: str, world: World, rate_per_week: float) -> None:
+    def __init__(self, seed: int, locale: str, world: World, rate_per_week: float, epoch: int = 0) -> None:
         self.seed = seed
+        self.epoch = epoch
         self.locale = locale
         self.world = world
         self.rate = rate_per_week
         self.feeds: dict[str, Feed] = {}
+        #: owner -> its feeds by id: every call of an account catches its feeds up, so this is per owner
+        self.by_owner: dict[str, dict[str, Feed]] = {}
         self.counter = 0
 
     def _new_id(self, kind: str) -> str:
-        self.counter += 1
-        return f"{kind}_{short_id(self.seed, kind, self.counter, size=6)}"
+        """A new feed or target id; one an imported state holds already is skipped."""
+        while True:
+            self.counter += 1
+            identity = (self.seed, kind, self.counter) if self.epoch == 0 else \
+                (self.seed, self.epoch, kind, self.counter)
+            new_id = f"{kind}_{short_id(*identity, size=6)}"
+            if new_id not in self.feeds and not any(new_id in feed.targets for feed in self.feeds.values()):
+                return new_id
 
     def owned(self, owner: str) -> list[Feed]:
-        return [f for f in self.feeds.values() if f.owner == owner]
+        return list(self.by_owner.get(owner, {}).values())
+
+    def delete(self, feed: Feed) -> None:
+        del self.feeds[feed.id]
+        owned = self.by_owner[feed.owner]
+        del owned[feed.id]
+        if not owned:
+            del self.by_owner[feed.owner]
 
     def get(self, owner: str, feed_id: str) -> Feed:
         feed = self.feeds.get(feed_id)
@@ -129,6 +218,7 @@ class Feeds:
         feed = Feed(feed_id, owner, name or f"Feed {len(self.owned(owner)) + 1}", is_public,
                     short_id(self.seed, "token", feed_id, size=12), now_ms)
         self.feeds[feed_id] = feed
+        self.by_owner.setdefault(owner, {})[feed_id] = feed
         return feed
 
     def add_target(self, feed: Feed, domain: str, website_url: str, settings: dict[str, Any], now_ms: int,
@@ -216,7 +306,7 @@ class Feeds:
         items = "".join(
             f"<item><title>{escape(i['title'])}</title><link>{escape(i['link'])}</link>"
             f"<description>{escape(i['description'])}</description><category>{escape(i['category'])}</category>"
-            f"<guid isPermaLink=\"false\">{i['guid']}</guid><pubDate>{_rfc822(i['_ms'])}</pubDate></item>"
+            f"<guid isPermaLink=\"false\">{escape(i['guid'])}</guid><pubDate>{_rfc822(i['_ms'])}</pubDate></item>"
             for i in reversed(feed.items[-RSS_ITEMS:]))
         return ('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel>'
                 f"<title>{escape(feed.name)}</title><link>{escape(feed.rss_url(base))}</link>"
@@ -229,16 +319,27 @@ class Feeds:
             {**{k: v for k, v in vars(f).items() if k != "targets"},
              "targets": [vars(t).copy() for t in f.targets.values()]} for f in self.feeds.values()]}
 
-    def load_state(self, state: dict[str, Any]) -> None:
+    def load_state(self, read: StateReader, owners: Collection[str]) -> None:
+        """The feeds of an exported state; each belongs to one of ``owners`` (the state's accounts)."""
+        read.only(("counter", "feeds"))
         feeds: dict[str, Feed] = {}
-        for raw in state["feeds"]:
-            data = dict(raw)
-            targets = [Target(**t) for t in data.pop("targets")]
-            feed = Feed(**data)
-            feed.targets = {t.id: t for t in targets}
+        target_ids: set[str] = set()
+        for feed_read in read.objects("feeds", max_items=MAX_FEEDS):
+            feed = Feed.from_state(feed_read)
+            if feed.id in feeds:
+                refuse(feed_read.where("id"), f"repeats the feed id {feed.id}")
+            if feed.owner not in owners:
+                refuse(feed_read.where("owner"), "is not the key of an account of this state")
+            repeated = target_ids & set(feed.targets)
+            if repeated:
+                refuse(feed_read.where("targets"), f"repeats the target id {sorted(repeated)[0]}")
+            target_ids |= set(feed.targets)
             feeds[feed.id] = feed
         self.feeds = feeds
-        self.counter = int(state["counter"])
+        self.by_owner = {}
+        for feed in feeds.values():
+            self.by_owner.setdefault(feed.owner, {})[feed.id] = feed
+        self.counter = read.integer("counter", minimum=0, maximum=MAX_COUNT)
 
 
 def _rfc822(epoch_ms: int) -> str:

@@ -29,6 +29,9 @@ def _cached(kind: str, header: str, frozen: tuple[tuple[str, str], ...]) -> str:
         for op in OPERATIONS:
             lines.append(f"### {op.method} {op.seed_path}")
             for param in op.params:
+                if param.deprecated:
+                    lines.append(f"- `{param.name}`: deprecated, refused with a 400 ({param.deprecated})")
+                    continue
                 extra = f" one of {', '.join(param.enum)};" if param.enum else ""
                 extra += f" {param.minimum}-{param.maximum};" if param.minimum is not None else ""
                 lines.append(f"- `{param.name}` ({param.kind}{', required' if param.required else ''};{extra} "
@@ -45,7 +48,12 @@ def _cached(kind: str, header: str, frozen: tuple[tuple[str, str], ...]) -> str:
             "- 401: missing or unknown API key",
             "- 403: out of credits (nothing charged), or the trial has ended",
             "- 404: unknown company, person or feed (not charged)",
+            "- 410: a retired path (never charged)",
             "- 429: rate limited; headers Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
+            "- 503: a live lookup failed for now (work email, person profile, similar people, employee search, "
+            "product listing; never charged): retry after Retry-After",
+            "- Funding answers a lookup without data as 200 with `error_code: no_funding_data` (the base "
+            "charged) and a transient failure as 200 with `error_code: service_temp_unavailable` (free)",
             "", "## Billing", "",
             "1. Failed requests are never charged.",
             f"2. A successful paid call costs at least {settings['minimum_charge']} credits.",

@@ -14,8 +14,8 @@ never asked for MCP pays nothing. Each fake keeps its own SSE transport, session
 
 from __future__ import annotations
 
+import logging
 import re
-from typing import TYPE_CHECKING
 
 from starlette._utils import get_route_path
 from starlette.requests import Request
@@ -23,17 +23,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fakes.kernel.http import json_response
 
-if TYPE_CHECKING:
-    from . import EnrichmentFake
+from .mcp_context import GATE_KEY, ToolHost
 
+log = logging.getLogger("fakes.enrichment")
 SESSION_ID = re.compile(rb"session_id=([0-9a-f]{32})")
-GATE_KEY = "fakes.enrichment.mcp_gate"  # the scope entry through which the shared tools find their fake
 
 
 class McpGate:
     """In front of the SDK's SSE app: checks the key, binds it to the session, adds the cost header."""
 
-    def __init__(self, fake: EnrichmentFake) -> None:
+    def __init__(self, fake: ToolHost) -> None:
         self.fake = fake
         self._inner: ASGIApp | None = None
         self.sessions: dict[str, str] = {}   # session id (hex) -> api key
@@ -78,8 +77,21 @@ class McpGate:
                     bound.append(session)
             await send_with_cost(message)
 
+        answered: list[bool] = []  # the refusal's body went out whole
+
+        async def send_watching(message: Message) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered.append(True)
+            await send_binding(message)
+
         try:
-            await self.inner(scope, receive, send_binding)
+            await self.inner(scope, receive, send_watching)
+        except ValueError:
+            # the SDK refuses a Host or Origin it does not allow by answering (421, 403) and then
+            # raising: the client has its whole answer, which is what the journal records
+            if not answered:
+                raise
+            log.debug("MCP stream refused by the SDK's transport security")
         finally:
             for session in bound:
                 self.sessions.pop(session, None)

@@ -21,7 +21,8 @@ from starlette.types import ASGIApp
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.verdicts import ClientRule
 
-from .mcp import GATE_KEY, McpGate
+from .data import normalize_website
+from .mcp_context import GATE_KEY, ToolGate
 
 
 def build_server() -> MCPServer[Any]:
@@ -40,7 +41,7 @@ def build_server() -> MCPServer[Any]:
                path_params: dict[str, str] | None = None) -> dict[str, Any]:
         request = ctx.request_context.request
         scope = request.scope if isinstance(request, Request) else {}
-        gate: McpGate | None = scope.get(GATE_KEY)  # the fake (or world) whose /mcp answers this POST
+        gate: ToolGate | None = scope.get(GATE_KEY)  # the fake (or world) whose /mcp answers this POST
         if gate is None:
             raise ToolError(json.dumps({"status": 500, "error": "the tool was called outside an MCP request"}))
         fake = gate.fake
@@ -110,8 +111,6 @@ def build_server() -> MCPServer[Any]:
     @server.tool(description="URL of the company's 128x128 PNG logo (free).")
     def get_company_logo_url(ctx: Context[Any], website: str) -> dict[str, Any]:
         invoke(ctx, "get_company_logo_url", "company_logo", {"website": website})
-        from .data import normalize_website
-
         request = ctx.request_context.request
         return {"logo_url": f"{_base(request.scope if request is not None else None)}/v1/company/logo?website="
                             f"{normalize_website(website)}", "credit_cost": "0"}
@@ -178,7 +177,7 @@ def transport_security(hosts: list[str]) -> TransportSecuritySettings:
                                      allowed_origins=origins)
 
 
-def sse_app(gate: McpGate) -> ASGIApp:
+def sse_app(gate: ToolGate) -> ASGIApp:
     """The SSE transport of one fake (its sessions and Host check are its own) over the shared server."""
     return SERVER.sse_app(sse_path="/sse", message_path="/messages/",
                           transport_security=transport_security(gate.fake.settings.mcp_allowed_hosts))

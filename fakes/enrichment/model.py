@@ -9,52 +9,67 @@ header is on every response. Plain Python: no HTTP, time only from the fake's cl
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Mapping
 from typing import Any
 
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.statecheck import StateReader, refuse
 from fakes.kernel.verdicts import ClientRule
 
 from . import rules
+from .billing import Billing
 from .calls import Call
-from .credits import DAY_MS, MINUTE_MS, Account, CreditError, Ledger, render, tenths
+from .credits import MINUTE_MS, Account, CreditError, Ledger
 from .data import short_id
 from .feeds import Feeds
+from .generated import BANDS
 from .lookups import Lookups
-from .operations import BY_NAME, OPERATIONS, Param
+from .operations import BY_NAME
+from .outages import Outages
 from .settings import EnrichmentSettings
 from .world import World
 
-CACHE_FREE_OPS = frozenset({"company_logo", "disposable_email", "credit_balance"})
-PARAMS: dict[str, dict[str, Param]] = {op.name: {p.name: p for p in op.params} for op in OPERATIONS}
-REQUIRED: dict[str, tuple[str, ...]] = {op.name: tuple(p.name for p in op.params if p.required) for op in OPERATIONS}
+MAX_ACCOUNTS = 1_000_000
+MAX_KEY_COUNTER = 10**12
+
+
+class AccountExists(CreditError):
+    """A chosen API key that an account holds already (409 on the control plane)."""
 
 
 class EnrichmentModel:
-    def __init__(self, clock: Clock, settings: EnrichmentSettings, seed: int) -> None:
+    def __init__(self, clock: Clock, settings: EnrichmentSettings, seed: int, epoch: int = 0) -> None:
         self.clock = clock
         self.settings = settings
         self.seed = seed
+        self.epoch = epoch  # the fake's reset epoch: keys and feeds made after a reset never repeat earlier ones
         self.ledger = Ledger(settings)
-        self.world = World(seed, settings.locale, settings.unknown_share)
-        self.feeds = Feeds(seed, settings.locale, self.world, settings.item_rate_per_week)
-        self.lookups = Lookups(self)
-        self.minimum_tenths = tenths(settings.minimum_charge)  # settings are fixed for the fake's life
-        #: per account: (operation, normalised request) -> (paid at, record version)
-        self.cache: dict[str, dict[str, tuple[int, int]]] = {}
+        self.world = World(seed, settings.locale, settings.unknown_share,
+                           coverage=tuple(float(settings.coverage_weights[band]) for band in BANDS))
+        self.feeds = Feeds(seed, settings.locale, self.world, settings.item_rate_per_week, epoch)
+        self.billing = Billing(settings, self.ledger)
+        self.outages = Outages(seed, settings.transient_failure_share, settings.transient_retry_after_s)
+        self.lookups = Lookups(settings, seed, self.world, self.feeds, self.ledger, self.billing, self.outages)
         self.key_counter = 0
 
     # -- accounts (control plane) --------------------------------------------------------------
     def create_account(self, plan: str = "trial", credits: Any = None, *, rate_limited: bool = True,
                        api_key: str | None = None) -> dict[str, Any]:
-        self.key_counter += 1
-        key = api_key or f"ek_{short_id(self.seed, 'api-key', self.key_counter, size=12)}"
-        if key in self.ledger.accounts:
-            raise CreditError(f"api key {key!r} exists already")
+        if api_key is not None and api_key in self.ledger.accounts:
+            raise AccountExists(f"api key {api_key!r} exists already")
+        key = api_key if api_key is not None else self._new_key()
         account = self.ledger.open(key, plan, self.clock.now_ms(), credits, rate_limited=rate_limited)
         return self.ledger.describe(account, self.clock.now_ms())
+
+    def _new_key(self) -> str:
+        """The next generated key; one a client chose (or an import brought) is skipped, never reused."""
+        while True:
+            self.key_counter += 1
+            identity = (self.seed, "api-key", self.key_counter) if self.epoch == 0 else \
+                (self.seed, self.epoch, "api-key", self.key_counter)
+            key = f"ek_{short_id(*identity, size=12)}"
+            if key not in self.ledger.accounts:
+                return key
 
     def account_info(self, api_key: str) -> dict[str, Any]:
         account = self._account_or_404(api_key)
@@ -104,7 +119,7 @@ class EnrichmentModel:
 
     def _catch_up(self, account: Account, now: int) -> None:
         self.ledger.catch_up(account, now)
-        if self.feeds.feeds:
+        if account.api_key in self.feeds.by_owner:
             self.feeds.catch_up(account.api_key, now, lambda amount, at: self.ledger.charge(account, amount, at))
 
     def _rate_limit(self, call: Call, account: Account, now: int) -> None:
@@ -133,115 +148,30 @@ class EnrichmentModel:
         call.headers["X-RateLimit-Remaining"] = str(remaining)
 
     def error(self, call: Call, status: int, message: str, *, charged: int = 0) -> ServiceError:
-        headers = dict(call.headers)
-        headers[self.settings.cost_header] = render(charged)
-        return ServiceError(status, message, headers=headers)
-
-    # -- parameters ----------------------------------------------------------------------------
-    def parse(self, call: Call, params: Mapping[str, str]) -> dict[str, Any]:
-        """The operation's query parameters, checked against the route table (400 otherwise); others
-        are ignored. Loops over what the request sent (usually one or two), not over every parameter."""
-        specs = PARAMS[call.op.name]
-        parsed: dict[str, Any] = {}
-        for name, raw in params.items():
-            spec = specs.get(name)
-            if spec is None:
-                continue
-            if raw == "":
-                if spec.required:
-                    raise self.error(call, 400, f"Missing required parameter '{name}'.")
-                if spec.kind == "string" and not spec.enum and spec.pattern is None:
-                    continue  # an empty free-text parameter is the same as none
-            parsed[name] = self._value(call, spec, raw)
-        for name in REQUIRED[call.op.name]:
-            if name not in parsed:
-                raise self.error(call, 400, f"Missing required parameter '{name}'.")
-        return parsed
-
-    def _value(self, call: Call, spec: Param, raw: str) -> Any:
-        if len(raw) > spec.max_length:
-            raise self.error(call, 400, f"Parameter '{spec.name}' is longer than {spec.max_length} characters.")
-        if spec.kind == "boolean":
-            if raw == "true":
-                return True
-            if raw == "false":
-                return False
-            raise self.error(call, 400, f"Parameter '{spec.name}' must be true or false, got {raw!r}.")
-        if spec.kind == "integer":
-            if not raw.isascii() or not raw.isdigit() or len(raw) > 9:
-                raise self.error(call, 400, f"Parameter '{spec.name}' must be an integer, got {raw!r}.")
-            value = int(raw)
-            low, high = spec.minimum, spec.maximum
-            if (low is not None and value < low) or (high is not None and value > high):
-                raise self.error(call, 400, f"Parameter '{spec.name}' must be between {spec.minimum} and "
-                                            f"{spec.maximum}, got {value}.")
-            return value
-        if spec.pattern is not None and not re.fullmatch(spec.pattern, raw.strip()):
-            raise self.error(call, 400, f"Parameter '{spec.name}' must match {spec.pattern}, got {raw!r}.")
-        if spec.enum and raw not in spec.enum:
-            raise self.error(call, 400, f"Parameter '{spec.name}' must be one of {', '.join(spec.enum)}, got {raw!r}.")
-        return raw
-
-    # -- billing -------------------------------------------------------------------------------
-    def cached_at(self, call: Call, key: str, version: int, mode: str) -> int | None:
-        """When this account last paid for ``key`` if that answer may be served again for free."""
-        assert call.account is not None
-        entry = self.cache.get(call.account.api_key, {}).get(key)
-        if entry is None or entry[1] != version or mode == "never":
-            return None
-        if mode in ("if-present", "if-present-only"):
-            return entry[0]
-        days = self.settings.updates_cache_window_days if call.op.name == "company_updates" else \
-            self.settings.cache_window_days
-        return entry[0] if call.now_ms - entry[0] < days * DAY_MS else None
-
-    def remember(self, call: Call, key: str, version: int) -> None:
-        assert call.account is not None
-        self.cache.setdefault(call.account.api_key, {})[key] = (call.now_ms, version)
-
-    def paid_within_window(self, call: Call, key: str, version: int) -> bool:
-        assert call.account is not None
-        entry = self.cache.get(call.account.api_key, {}).get(key)
-        return (entry is not None and entry[1] == version
-                and call.now_ms - entry[0] < self.settings.cache_window_days * DAY_MS)
-
-    def settle(self, call: Call, cost: int, *, cached: bool = False) -> None:
-        """Charge a successful answer: a billed one at least the minimum unless served from the cache;
-        403 (nothing charged) when the balance is short."""
-        assert call.account is not None
-        if call.op.billed and not cached:
-            cost = max(cost, self.minimum_tenths)
-        if not self.ledger.charge(call.account, cost, call.now_ms):
-            balance = self.ledger.balance(call.account, call.now_ms)
-            raise self.error(call, 403, f"Insufficient credits: this call costs {render(cost)} credits, your "
-                                        f"balance is {render(balance)}. Buy a credit pack to continue.")
-        call.headers[self.settings.cost_header] = render(cost)
-
-    def charge_failure(self, call: Call, base_cost: float) -> int:
-        """The real service's charging of some 404s (setting charge_failed_like_real); returns tenths."""
-        if not self.settings.charge_failed_like_real or call.account is None:
-            return 0
-        amount = tenths(base_cost)
-        return amount if self.ledger.charge(call.account, amount, call.now_ms) else 0
+        return self.billing.error(call, status, message, charged=charged)
 
     # -- state ---------------------------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
         return {"accounts": [a.to_state() for a in self.ledger.accounts.values()], "world": self.world.to_state(),
-                "feeds": self.feeds.to_state(), "cache": {k: {ck: list(v) for ck, v in entries.items()}
-                                                          for k, entries in self.cache.items()},
+                "feeds": self.feeds.to_state(), "cache": self.billing.cache_state(),
+                "detailing": self.billing.detailing_state(), "outages": self.outages.to_state(),
                 "key_counter": self.key_counter}
 
     def load_state(self, state: dict[str, Any]) -> None:
-        accounts = {}
-        for raw in state["accounts"]:
-            account = Account.from_state(dict(raw))
+        """An exported state, every field checked (400 naming the first it refuses); called on a fresh
+        model, which the fake discards when this raises."""
+        read = StateReader(state, "model").only(("accounts", "world", "feeds", "cache", "detailing", "outages",
+                                                   "key_counter"))
+        accounts: dict[str, Account] = {}
+        for account_read in read.objects("accounts", max_items=MAX_ACCOUNTS):
+            account = Account.from_state(account_read)
+            if account.api_key in accounts:
+                refuse(account_read.where("api_key"), f"repeats the key {account.api_key}")
             accounts[account.api_key] = account
-        self.world.load_state(dict(state["world"]))
-        self.feeds.load_state(dict(state["feeds"]))
-        for feed in self.feeds.feeds.values():
-            if feed.owner not in accounts:
-                raise ValueError(f"feed {feed.id} belongs to an unknown account")
-        self.cache = {str(k): {str(ck): (int(v[0]), int(v[1])) for ck, v in dict(entries).items()}
-                      for k, entries in dict(state["cache"]).items()}
+        self.world.load_state(read.object("world"))
+        self.feeds.load_state(read.object("feeds"), accounts)
+        self.billing.load_state(read, set(accounts))
+        if read.has("outages"):
+            self.outages.load_state(read, "outages")
         self.ledger.accounts = accounts
-        self.key_counter = int(state["key_counter"])
+        self.key_counter = read.integer("key_counter", minimum=0, maximum=MAX_KEY_COUNTER)

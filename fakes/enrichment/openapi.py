@@ -10,7 +10,8 @@ from typing import Any
 
 from fakes.kernel.openapi import json_response_spec
 
-from .operations import EMAIL, OPERATIONS, Operation, Param
+from .bodycheck import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN
+from .operations import OPERATIONS, Operation, Param
 from .settings import PLANS, EnrichmentSettings
 
 Schema = dict[str, Any]
@@ -52,9 +53,11 @@ DETAILS = obj({
 }, ["websites", "name", "logo_url", "executives"])
 INVESTOR = obj({"name": STR, "website": NSTR, "type": {"type": "string", "enum": ["company", "angel"]},
                 "amount_usd": NINT})
-FUNDING = obj({"website": STR, "total_funds_raised_usd": INT, "credit_cost": {"type": "number"},
+FUNDING = obj({"website": STR, "total_funds_raised_usd": NINT, "credit_cost": {"type": "number"},
                "funding_rounds": arr(obj({"round_type": STR, "date": STR, "amount_usd": NINT,
-                                          "investors": arr(INVESTOR)}))}, ["funding_rounds"])
+                                          "investors": arr(INVESTOR)})),
+               "error": STR, "error_code": {"type": "string", "enum": ["no_funding_data", "service_temp_unavailable"]}},
+              ["funding_rounds"])
 UPDATE = obj({"url": STR, "title": STR, "description": NSTR, "image_url": NSTR, "timestamp": STR,
               "source": {"type": "string", "enum": ["blog", "x", "youtube"]}})
 UPDATES = obj({"blogs": arr(STR), "x_profile": NSTR, "youtube_channels": arr(STR), "updates": arr(UPDATE),
@@ -115,6 +118,8 @@ BODIES: dict[str, Schema] = {
     "UpdateTarget": {"type": "object", "additionalProperties": False, "required": ["settings"],
                      "properties": {"settings": SETTINGS_IN}},
 }
+#: the operations whose live lookups can fail for a while (503; funding: 200 with error_code instead)
+TRANSIENT = ("work_email", "person_profile", "similar_people", "employee_search", "product_listing")
 ANSWERS: dict[str, Schema] = {
     "company_details": DETAILS, "employee_count": obj({"employee_count": INT}, ["employee_count"]),
     "company_funding": FUNDING, "company_updates": UPDATES, "company_website": obj({"website": STR}, ["website"]),
@@ -174,6 +179,15 @@ def _operation(op: Operation, settings: EnrichmentSettings, *, alias: bool = Fal
         "404": error("unknown company, person, feed or target"),
         "429": error("rate limited", {"Retry-After": {"required": True, "schema": {"type": "string"}}, **limits}),
     }
+    responses["410"] = error("this path is retired (setting retired_paths; never charged)")
+    if op.name in TRANSIENT:
+        responses["503"] = error("a live lookup failed for now (setting transient_failure_share; never charged): "
+                                 "retry after Retry-After", {"Retry-After": {"required": True,
+                                                                             "schema": {"type": "string"}}})
+    if op.name == "person_profile":
+        ok["headers"][settings.enrichment_status_header] = {
+            "description": "v2 paths: pending (the fast profile; the detailed one is being enriched) or complete",
+            "schema": {"type": "string", "enum": ["pending", "complete"]}}
     if op.body:
         responses["409"] = error("conflict: a website twice in one feed, or the feed is full")
         responses["413"] = error("body too large")
@@ -181,7 +195,7 @@ def _operation(op: Operation, settings: EnrichmentSettings, *, alias: bool = Fal
         "operationId": op.name + ("_api" if alias else ""), "summary": op.summary,
         "description": f"Cost: {op.cost}. Rate-limit bucket: {op.bucket}. Read timeout: {op.timeout_s} s."
                        + (f" MCP tool: {op.tool}." if op.tool else ""),
-        "tags": [op.tag], "parameters": [_parameter(p) for p in op.params] + [
+        "tags": [op.tag], "parameters": [_parameter(p) for p in op.params if not p.deprecated] + [
             {"name": name, "in": "path", "required": True, "schema": {"type": "string", "maxLength": 100}}
             for name in op.path_params],
         "responses": responses,
@@ -216,37 +230,6 @@ def openapi_document(settings: EnrichmentSettings, title: str) -> dict[str, Any]
                  {"name": "monitor", "description": "Monitoring feeds"}],
         "paths": paths,
     }
-
-
-WEBSITE_PATTERN = r"^(https?://)?([A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?\.)+[A-Za-z]{2,12}/?$"
-NAME_PATTERN = r"^[^|\s][^|]{0,99}$"
-TEXT: Schema = {"type": "string", "minLength": 1, "maxLength": 500}
-COUNT: Schema = {"type": "integer", "minimum": 0, "maximum": 10_000_000}
-#: bodies of the control plane's own operations; the fake checks bodies against these very schemas
-COMPANY_IN: Schema = {"type": "object", "additionalProperties": False, "required": ["website"], "properties": {
-    "website": {"type": "string", "pattern": WEBSITE_PATTERN}, "name": TEXT, "description": TEXT, "tagline": TEXT,
-    "industry": {"type": "integer", "minimum": 10_000_000, "maximum": 99_999_999},
-    "company_type": {"type": "string", "enum": ["PUBLIC_COMPANY", "PRIVATELY_HELD", "GOVERNMENT_AGENCY", "NON_PROFIT",
-                                                "EDUCATIONAL", "PARTNERSHIP", "SELF_EMPLOYED", "SELF_OWNED"]},
-    "founded_year": {"type": "integer", "minimum": 1600, "maximum": 2100}, "employee_count": COUNT,
-    "follower_count": COUNT, "following_count": COUNT,
-    "specialties": {"type": "array", "maxItems": 20, "items": TEXT},
-    "cover_pic_url": TEXT, "facebook_url": TEXT, "twitter_url": TEXT, "instagram_url": TEXT}}
-PERSON_IN: Schema = {"type": "object", "additionalProperties": False,
-                     "required": ["first_name", "last_name", "employer_website"], "properties": {
-    "first_name": {"type": "string", "pattern": NAME_PATTERN}, "last_name": {"type": "string", "pattern": NAME_PATTERN},
-    "middle_name": {"type": "string", "pattern": NAME_PATTERN},
-    "employer_website": {"type": "string", "pattern": WEBSITE_PATTERN},
-    "role": {"type": "string", "minLength": 1, "maxLength": 200},
-    "work_email": {"type": "string", "pattern": f"^{EMAIL}$"}, "bio": TEXT,
-    "country": {"type": "string", "pattern": "^[A-Z]{2}$"}, "city": TEXT, "state": TEXT, "x_handle": TEXT,
-    "x_profile_url": TEXT, "personal_website": TEXT, "follower_count": COUNT, "following_count": COUNT}}
-ACCOUNT_IN: Schema = {"type": "object", "additionalProperties": False, "properties": {
-    "plan": {"type": "string", "enum": list(PLANS)},
-    "credits": {"type": "number", "minimum": 0, "maximum": 100_000_000_000},
-    "rate_limited": BOOL, "api_key": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,64}$"}}}
-PURCHASE_IN: Schema = {"type": "object", "additionalProperties": False, "required": ["pack_usd"],
-                       "properties": {"pack_usd": {"type": "integer", "minimum": 10, "maximum": 1_000_000}}}
 
 
 def control_paths() -> dict[str, Any]:

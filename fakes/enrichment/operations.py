@@ -24,6 +24,7 @@ class Param:
     maximum: int | None = None
     max_length: int = 2048
     pattern: str | None = None      # the value must match it in full (also declared in the OpenAPI document)
+    deprecated: str = ""            # if set, what to use instead: the parameter is refused with a 400 saying so
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,11 @@ OPERATIONS: tuple[Operation, ...] = (
               ("/api/v1/product/listing",), cost="3 credits", params=(WEBSITE, CACHE)),
     Operation("person_profile", "Person profile: job history, education, socials", "/v2/employee/profile",
               ("/api/v2/employee/profile", "/api/v1/employee/profile"), cost="3 credits",
-              params=(*PERSON_INPUTS, Param("enrichment", "detailed or fast", enum=("detailed", "fast")), CACHE)),
+              params=(*PERSON_INPUTS, Param("enrichment", "detailed (default: the whole profile) or fast (a shorter "
+                                                          "profile now, the detailed one on a free repeat once "
+                                                          "its enrichment completes)", enum=("detailed", "fast")),
+                      Param("speed", "No longer accepted: use enrichment",
+                            deprecated="use enrichment=fast or enrichment=detailed"), CACHE)),
     Operation("work_email", "Work email from a name and a domain", "/v1/employee/work-email",
               ("/api/v1/employee/work-email",), cost="2 credits on a hit, 0.5 on a miss",
               params=(Param("first_name", "First name", required=True, max_length=200),

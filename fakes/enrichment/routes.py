@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+import re
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, dumps, encoded_headers, json_response, parse_query, read_json
 from fakes.kernel.limits import BodyTooLarge
@@ -27,9 +29,7 @@ from .feeds import FeedError
 from .llms import llms_full_txt, llms_txt
 from .model import EnrichmentModel
 from .operations import OPERATIONS, Operation
-
-if TYPE_CHECKING:
-    from . import EnrichmentFake
+from .settings import EnrichmentSettings
 
 log = logging.getLogger("fakes.enrichment")
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
@@ -56,59 +56,131 @@ def base_of(request: Request) -> str:
 _BASES: dict[tuple[str, bytes, str], str] = {}
 
 
-def service_routes(fake: EnrichmentFake) -> list[BaseRoute]:
-    by_path: dict[str, dict[str, tuple[Operation, bool]]] = {}
+class ServedFake(Protocol):
+    """What the routes need of the fake they serve (read per request: reset and import replace the model)."""
+
+    settings: EnrichmentSettings
+    clock: Clock
+    model: EnrichmentModel
+
+    def openapi(self) -> dict[str, Any]: ...
+
+    def mcp_app(self) -> ASGIApp: ...
+
+
+#: the route table, built once per process: exact paths, then paths with ids
+#: (path -> method -> (operation, whether the path is a real /api one, the path itself))
+Methods = dict[str, tuple[Operation, bool, str]]
+EXACT: dict[str, Methods] = {}
+WITH_IDS: list[tuple[re.Pattern[str], Methods]] = []
+
+
+def _route_table() -> None:
+    by_path: dict[str, Methods] = {}
     for op in OPERATIONS:
         for path in op.paths:
-            by_path.setdefault(path, {})[op.method] = (op, path.startswith("/api/"))
-
-    def endpoint_for(methods: dict[str, tuple[Operation, bool]]) -> Callable[[Request], Any]:
-        async def endpoint(request: Request) -> Response:
-            chosen = methods.get(request.method)
-            if chosen is None:
-                raise ServiceError(405, f"Method {request.method} is not allowed here.",
-                                   headers={fake.settings.cost_header: "0", "Allow": ", ".join(sorted(methods))})
-            try:
-                return await serve(fake, request, *chosen)
-            except ServiceError:
-                raise
-            except Exception as exc:  # the kernel's safety net, but with the cost header: a bug still says "0"
-                log.exception("unexpected error in fake enrichment")
-                raise ServiceError(500, f"internal error in the fake: {exc!r}",
-                                   headers={fake.settings.cost_header: "0"}) from None
-        return endpoint
-
-    routes: list[BaseRoute] = [Route(path, endpoint_for(methods), methods=ALL_METHODS)
-                               for path, methods in by_path.items()]
-
-    async def llms(request: Request) -> Response:
-        text = llms_full_txt(fake.settings) if request.url.path.endswith("llms-full.txt") else llms_txt(fake.settings)
-        return PlainTextResponse(text, headers={fake.settings.cost_header: "0"})
-
-    async def fallback(request: Request) -> Response:
-        if request.url.path.endswith("/openapi.json") and request.method == "GET":
-            return json_response(fake.openapi(), headers={fake.settings.cost_header: "0"})
-        raise ServiceError(404, f"No such resource: {request.method} {request.url.path}.",
-                           headers={fake.settings.cost_header: "0"})
-
-    routes += [Route("/llms.txt", llms, methods=["GET"]), Route("/llms-full.txt", llms, methods=["GET"]),
-               Mount("/mcp", app=fake.mcp_app()),
-               Route("/{anything:path}", fallback, methods=ALL_METHODS)]
-    return routes
+            by_path.setdefault(path, {})[op.method] = (op, path.startswith("/api/"), path)
+    for path, methods in by_path.items():
+        if "{" in path:
+            WITH_IDS.append((re.compile(re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", path)), methods))
+        else:
+            EXACT[path] = methods
 
 
-async def serve(fake: EnrichmentFake, request: Request, op: Operation, real: bool) -> Response:
+_route_table()
+
+
+def service_routes(fake: ServedFake) -> list[BaseRoute]:
+    """One route for the whole service: a world costs one route object, not one per path (each
+    Starlette route holds its own converters, formats and names); the table above is shared."""
+    route = Route("/{anything:path}", ServiceEndpoint(fake), methods=ALL_METHODS)
+    route.path_regex = re.compile(route.path_regex.pattern, re.DOTALL)  # ids may hold any character, "\n" too
+    return [route]
+
+
+class ServiceEndpoint:
+    """The service's ASGI endpoint: finds the operation of a path and serves it; ``/llms.txt``,
+    ``/openapi.json`` and the MCP endpoints below ``/mcp`` beside."""
+
+    def __init__(self, fake: ServedFake) -> None:
+        self.fake = fake
+        retired = fake.settings.retired_paths  # settings are fixed for the fake's life
+        self.retired = frozenset(path for path in retired if not path.endswith("*"))
+        self.retired_prefixes = tuple(path[:-1] for path in retired if path.endswith("*"))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        fake = self.fake
+        path = "/" + scope["path_params"]["anything"]
+        methods = EXACT.get(path)
+        path_params: dict[str, str] = {}
+        if methods is None:
+            for pattern, candidate in WITH_IDS:
+                match = pattern.fullmatch(path)
+                if match:
+                    methods, path_params = candidate, match.groupdict()
+                    break
+        if (self.retired or self.retired_prefixes) and self.is_retired(path, methods):
+            raise ServiceError(410, "This API is retired (deprecated); use the current API's paths.",
+                               headers={fake.settings.cost_header: "0"})
+        if methods is None:
+            await self.other(scope, receive, send, path)
+            return
+        chosen = methods.get(scope["method"])
+        if chosen is None:
+            raise ServiceError(405, f"Method {scope['method']} is not allowed here.",
+                               headers={fake.settings.cost_header: "0", "Allow": ", ".join(sorted(methods))})
+        try:
+            response = await serve(fake, Request(scope, receive, send), *chosen, path_params)
+        except ServiceError:
+            raise
+        except Exception as exc:  # the kernel's safety net, but with the cost header: a bug still says "0"
+            log.exception("unexpected error in fake enrichment")
+            raise ServiceError(500, f"internal error in the fake: {exc!r}",
+                               headers={fake.settings.cost_header: "0"}) from None
+        await response(scope, receive, send)
+
+    def is_retired(self, path: str, methods: Methods | None) -> bool:
+        """Whether the path (or the route-table path it matched) is one of the setting retired_paths."""
+        if path.startswith(self.retired_prefixes) or path in self.retired:
+            return True
+        return methods is not None and next(iter(methods.values()))[2] in self.retired
+
+    async def other(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        fake = self.fake
+        header = {fake.settings.cost_header: "0"}
+        if path == "/mcp" or path.startswith("/mcp/"):  # as a Starlette Mount("/mcp") would hand it on
+            root = scope.get("root_path", "")
+            inner = {**scope, "path_params": {}, "app_root_path": scope.get("app_root_path", root),
+                     "root_path": root + "/mcp"}
+            await fake.mcp_app()(inner, receive, send)
+            return
+        method = scope["method"]
+        if path in ("/llms.txt", "/llms-full.txt", "/openapi.json") and method != "GET":
+            raise ServiceError(405, f"Method {method} is not allowed here.", headers={**header, "Allow": "GET"})
+        if path == "/openapi.json":
+            response: Response = json_response(fake.openapi(), headers=header)
+        elif path in ("/llms.txt", "/llms-full.txt"):
+            text = llms_full_txt(fake.settings) if path == "/llms-full.txt" else llms_txt(fake.settings)
+            response = PlainTextResponse(text, headers=header)
+        else:
+            raise ServiceError(404, f"No such resource: {method} {path}.", headers=header)
+        await response(scope, receive, send)
+
+
+async def serve(fake: ServedFake, request: Request, op: Operation, real: bool, route_path: str,
+                path_params: dict[str, str]) -> Response:
     model: EnrichmentModel = fake.model  # read per request: reset/import replace it
     flags: list[tuple[ClientRule, str]] = []
     try:
         params = dict(parse_query(request).items())  # a plain dict: QueryParams.get costs a microsecond a call
-        account = rss_account(model, op, request) if op.name == "feed_rss" else None
+        account = rss_account(model, path_params.get("feed_id", ""), request) if op.name == "feed_rss" else None
         call = model.begin(op.name, bearer_token(request), account, flags)
+        call.route_path = route_path
         body = await read_body(model, call, request) if op.body else None
         if fake.settings.latency_s:
             await simulate_latency(fake, op)
         answer = model.lookups.run(call, params, base=base_of(request), real=real, body=body,
-                                   path_params=request.path_params)
+                                   path_params=path_params)
     finally:
         for rule, detail in flags:
             flag(request, rule, detail)
@@ -139,9 +211,8 @@ def render(answer: Answer, call: Call) -> Response:
     return RawResponse(body, answer.status, call.headers, answer.media_type)
 
 
-def rss_account(model: EnrichmentModel, op: Operation, request: Request) -> Any:
+def rss_account(model: EnrichmentModel, feed_id: str, request: Request) -> Any:
     """The RSS document needs no key: the feed's token (or a public feed) lets the reader in."""
-    feed_id = request.path_params.get("feed_id", "")
     feed = model.feeds.feeds.get(feed_id)
     header = {model.settings.cost_header: "0"}
     if feed is None:
@@ -165,7 +236,7 @@ async def read_body(model: EnrichmentModel, call: Call, request: Request) -> Any
         raise model.error(call, 400, err.message) from None
 
 
-async def simulate_latency(fake: EnrichmentFake, op: Operation) -> None:
+async def simulate_latency(fake: ServedFake, op: Operation) -> None:
     seconds = fake.settings.latency_s.get(op.name)
     if not seconds:
         return

@@ -7,11 +7,18 @@ behaviour is a setting away: ``cost_header="X-NinjaPear-Credit-Cost"``,
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from fakes.kernel.settings import FakeSettings, SettingsError
 
+from .operations import OPERATIONS
+
+#: the longest a trial, a pack or a cache window lasts (an expiry past year 9999 stays an exact number)
+MAX_DAYS = 3650
+ROUTE_PATHS = frozenset(path for op in OPERATIONS for path in op.paths)
 PLANS = ("trial", "payg", "sub_49", "sub_299", "sub_899", "sub_1899")
 SUBSCRIPTIONS = PLANS[2:]
 
@@ -24,6 +31,11 @@ DEFAULT_COSTS: dict[str, float] = {
 OPERATION_NAMES = frozenset({
     *DEFAULT_COSTS, "company_logo", "disposable_email", "credit_balance", "list_feeds", "create_feed", "get_feed",
     "update_feed", "delete_feed", "add_target", "update_target", "remove_target", "feed_rss"})
+#: how much likelier than the average a company of each band is unknown (averages about 1 over the
+#: generated world, so unknown_share stays the overall share)
+DEFAULT_COVERAGE_WEIGHTS: dict[str, float] = {"micro": 2.8, "small": 1.5, "medium": 0.65, "large": 0.3,
+                                               "enterprise": 0.15, "public": 0.05}
+COVERAGE_BANDS = tuple(DEFAULT_COVERAGE_WEIGHTS)
 DEFAULT_MCP_HOSTS = [
     "127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*", "testserver",
     "enrichment", "enrichment:*", "enrichment.localhost", "enrichment.localhost:*",
@@ -37,12 +49,32 @@ class EnrichmentSettings(FakeSettings):
         "help": "name of the credit-cost header on every response (real service: X-NinjaPear-Credit-Cost)"})
     cache_age_header: str = field(default="X-Service-Cache-Age-Days", metadata={
         "help": "name of the cache-age header of cacheable answers (real: X-NinjaPear-Cache-Age-Days)"})
+    enrichment_status_header: str = field(default="X-Service-Enrichment-Status", metadata={
+        "help": "name of the v2 person profile's enrichment-status header, pending or complete "
+                "(real: X-NinjaPear-Enrichment-Status)"})
+    detailed_enrichment_s: int = field(default=20, metadata={
+        "help": "seconds of virtual time the detailed enrichment started by enrichment=fast takes (the "
+                "reference: poll 10 to 30 s later)"})
     cache_window_days: int = field(default=29, metadata={
         "help": "freshness window of use_cache=if-recent: a repeat inside it costs 0"})
     updates_cache_window_days: int = field(default=1, metadata={
         "help": "freshness window of company updates (the reference: if-recent means 1 day there)"})
     unknown_share: float = field(default=0.02, metadata={
-        "help": "share of websites (besides *.invalid) that are unknown: 404"})
+        "help": "average share of websites (besides *.invalid) that are unknown: 404; weighted per company "
+                "by coverage_weights"})
+    coverage_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_COVERAGE_WEIGHTS), metadata={
+        "help": "how much likelier than average a company of each size band is unknown (micro <= 10 "
+                "employees, small <= 50, medium <= 200, large <= 1000, enterprise above, public listed); "
+                "all 1 for uniform misses"})
+    transient_failure_share: float = field(default=0.0, metadata={
+        "help": "share of live (uncached) lookups of the operations the reference gives a 503 that fail "
+                "for a while: 503 with Retry-After (funding: 200 with error_code service_temp_unavailable), "
+                "never charged; a retry once Retry-After has passed is served"})
+    transient_retry_after_s: int = field(default=5, metadata={
+        "help": "Retry-After of a transient failure (seconds of virtual time)"})
+    retired_paths: list[str] = field(default_factory=lambda: ["/proxycurl/*"], metadata={
+        "help": "paths that answer 410 'This API is deprecated' (uncharged, before the key check): exact "
+                "paths of the route table or prefixes ending in *; by default the Proxycurl API's"})
     charge_failed_like_real: bool = field(default=False, metadata={
         "help": "charge website lookups and 404-no-data answers as the real service does (the seed: "
                 "failed requests are never charged)"})
@@ -82,12 +114,28 @@ class EnrichmentSettings(FakeSettings):
 
     def __post_init__(self) -> None:
         checks = [
-            (self.cost_header.strip() != "" and ":" not in self.cost_header, "cost_header must be a header name"),
-            (self.cache_window_days >= 0 and self.updates_cache_window_days >= 0, "cache windows must be >= 0"),
+            (all(_header_name(name) for name in (self.cost_header, self.cache_age_header,
+                                                  self.enrichment_status_header)),
+             "cost_header, cache_age_header and enrichment_status_header must be header names"),
+            (set(self.coverage_weights) == set(COVERAGE_BANDS)
+             and all(_finite_at_least_0(w) for w in self.coverage_weights.values()),
+             f"coverage_weights needs a number >= 0 for each of {', '.join(COVERAGE_BANDS)}"),
+            (0 <= self.transient_failure_share <= 1, "transient_failure_share must be between 0 and 1"),
+            (1 <= self.transient_retry_after_s <= 86_400, "transient_retry_after_s must be from 1 to 86400"),
+            (0 <= self.detailed_enrichment_s <= 86_400, "detailed_enrichment_s must be from 0 to 86400"),
+            (all(isinstance(p, str) and len(p) <= 300 and (p in ROUTE_PATHS or (p.startswith("/") and p.endswith("*")))
+                 for p in self.retired_paths),
+             "retired_paths are paths of the service (/v1/company/funding, /api/v1/employee/profile, ...) or "
+             "prefixes ending in * (/proxycurl/*)"),
             (0 <= self.unknown_share <= 1, "unknown_share must be between 0 and 1"),
             (all(k in DEFAULT_COSTS and v >= 0 for k, v in self.costs.items()), "costs names an unknown operation"),
             (self.details_max_cost >= 0 and self.minimum_charge >= 0, "costs must be >= 0"),
-            (self.trial_days >= 0 and self.trial_credits >= 0, "trial settings must be >= 0"),
+            (0 <= self.trial_days <= MAX_DAYS and self.trial_credits >= 0,
+             f"trial_days must be from 0 to {MAX_DAYS}, trial_credits >= 0"),
+            (1 <= self.small_pack_expiry_days <= MAX_DAYS and 1 <= self.large_pack_expiry_days <= MAX_DAYS,
+             f"pack expiries must be from 1 to {MAX_DAYS} days"),
+            (0 <= self.cache_window_days <= MAX_DAYS and 0 <= self.updates_cache_window_days <= MAX_DAYS,
+             f"cache windows must be from 0 to {MAX_DAYS} days"),
             (self.pack_min_usd >= 1 and self.credits_per_usd >= 1, "packs need at least $1 and 1 credit per $"),
             (set(self.subscription_credits) <= set(SUBSCRIPTIONS), "subscription_credits names an unknown plan"),
             (set(self.free_per_minute) == set(PLANS), "free_per_minute needs every plan"),
@@ -113,6 +161,14 @@ class EnrichmentSettings(FakeSettings):
 
     def cost(self, operation: str) -> float:
         return self.costs.get(operation, DEFAULT_COSTS[operation])
+
+
+def _header_name(name: object) -> bool:
+    return isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}", name) is not None
+
+
+def _finite_at_least_0(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < math.inf
 
 
 def _in_tenths(amount: object) -> bool:

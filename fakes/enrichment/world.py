@@ -8,23 +8,17 @@ ones. Nothing here knows about HTTP, credits or the clock (updates take "now" as
 from __future__ import annotations
 
 import base64
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakes.kernel.clock import utc_datetime
+from fakes.kernel.statecheck import StateReader, refuse
 
-from .data import mix, pools, rng, short_id, unit
+from .bodycheck import COMPANY_IN, COUNT, PERSON_IN, fits
+from .data import mix, normalize_website, pools, rng, short_id, unit
+from .generated import COUNTRIES, EPOCH_WEEK_MS, WEEK_MS, generated_company, generated_known, week_items
 
-WEEK_MS = 7 * 86_400_000
-#: updates are generated per week counted from this Monday (2020-01-06T00:00Z)
-EPOCH_WEEK_MS = 1_578_268_800_000
 UPDATE_SOURCES = ("blog", "x", "youtube")
 
-GICS = (45103010, 45103020, 45102010, 45102030, 40203010, 35202010, 25502020, 50203010, 45301020,
-        20106020, 30202030, 15101050, 20201050, 35101010, 40101015, 55101010)
-COMPANY_TYPES_PRIVATE = ("PRIVATELY_HELD", "PRIVATELY_HELD", "PRIVATELY_HELD", "PARTNERSHIP", "NON_PROFIT",
-                         "SELF_OWNED")
 EXECUTIVE_ROLES = (("CEO", "Chief Executive Officer"), ("CTO", "Chief Technology Officer"),
                    ("CFO", "Chief Financial Officer"), ("COO", "Chief Operating Officer"),
                    ("CMO", "Chief Marketing Officer"), ("FOUNDER", "Co-Founder"),
@@ -40,17 +34,6 @@ SCHOOLS = ("University of Michigan", "ETH Zurich", "University of Toronto", "Imp
            "University of Melbourne", "Sorbonne University", "University of Cape Town")
 MAJORS = ("Computer Science", "Economics", "Mechanical Engineering", "Marketing", "Mathematics",
           "Business Administration", "Physics", "Design", "Finance", "Psychology")
-COUNTRIES = (("US", "United States", "US-CA"), ("US", "United States", "US-NY"), ("GB", "United Kingdom", "GB-LND"),
-             ("DE", "Germany", "DE-BE"), ("FR", "France", "FR-IDF"), ("CA", "Canada", "CA-ON"),
-             ("SG", "Singapore", "SG-01"), ("NL", "Netherlands", "NL-NH"))
-
-
-def iso_ms(epoch_ms: int) -> str:
-    return utc_datetime(epoch_ms).strftime("%Y-%m-%dT%H:%M:%SZ")  # the kernel's: exact, safe past year 9999
-
-
-def _date(epoch_ms: int, fmt: str = "%Y-%m-%d") -> str:
-    return utc_datetime(epoch_ms).strftime(fmt)
 
 
 @dataclass(frozen=True)
@@ -91,6 +74,8 @@ class World:
     seed: int
     locale: str
     unknown_share: float
+    #: weight of each coverage band (generated.BANDS): how much likelier than average it is unknown
+    coverage: tuple[float, ...] = (1.0,) * 6
     custom_companies: dict[str, dict[str, Any]] = field(default_factory=dict)
     custom_people: dict[str, dict[str, Any]] = field(default_factory=dict)   # person id -> fields
     slugs: dict[str, str] = field(default_factory=dict)                      # slug -> person id
@@ -100,7 +85,7 @@ class World:
     def known(self, domain: str) -> bool:
         if domain in self.custom_companies:
             return True
-        return generated_known(self.seed, self.unknown_share, domain)
+        return generated_known(self.seed, self.locale, self.unknown_share, self.coverage, domain)
 
     def company(self, domain: str) -> dict[str, Any] | None:
         """The company's record (the details fields without URLs), or None when it is unknown."""
@@ -170,8 +155,8 @@ class World:
                 else:
                     word = r.choice(p.company_word)
                     suffix = r.choice(("Ventures", "Capital", "Partners"))
-                    investors.append({"name": f"{word} {suffix}", "website": f"https://www.{word.lower()}"
-                                      f"{suffix.lower()}.com", "type": "company", "amount_usd": None})
+                    investors.append({"name": f"{word} {suffix}", "website": f"{word.lower()}{suffix.lower()}.com",
+                                      "type": "company", "amount_usd": None})  # a domain, as the reference shows
             unique = list({inv["name"]: inv for inv in investors}.values())
             rounds.append({"round_type": ROUND_TYPES[min(index, len(ROUND_TYPES) - 1)],
                            "date": f"{year}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
@@ -284,118 +269,60 @@ class World:
         return {"companies": self.custom_companies, "people": self.custom_people, "slugs": self.slugs,
                 "versions": self.versions}
 
-    def load_state(self, state: dict[str, Any]) -> None:
-        companies = dict(state["companies"])
-        people = dict(state["people"])
-        for fields in people.values():
-            if not isinstance(fields, dict) or "_domain" not in fields or "first_name" not in fields:
-                raise ValueError("a custom person needs _domain and first_name")
-        self.custom_companies = {str(k): dict(v) for k, v in companies.items()}
-        self.custom_people = {str(k): dict(v) for k, v in people.items()}
-        self.slugs = {str(k): str(v) for k, v in dict(state["slugs"]).items()}
-        self.versions = {str(k): int(v) for k, v in dict(state["versions"]).items()}
+    def load_state(self, read: StateReader) -> None:
+        """The custom companies, people, served slugs and record versions of an exported state."""
+        read.only(("companies", "people", "slugs", "versions"))
+        companies = {}
+        companies_read = read.object("companies")
+        for domain in companies_read.value:
+            _domain_key(companies_read, domain)
+            companies[domain] = _fields(companies_read.object(domain), COMPANY_FIELDS)
+        people = {}
+        people_read = read.object("people")
+        for person_id in people_read.value:
+            fields = _fields(people_read.object(person_id), PERSON_FIELDS, required=("first_name", "last_name"))
+            domain = people_read.object(person_id).text("_domain", max_length=253)
+            if normalize_website(domain) != domain:
+                refuse(people_read.where(f"{person_id}._domain"), "must be a website's domain (example.com)")
+            if PersonKey(domain, fields["first_name"], fields["last_name"]).id != person_id:
+                refuse(people_read.where(person_id), "must be the id of its _domain, first_name and last_name")
+            people[person_id] = {**fields, "_domain": domain}
+        slugs = {}
+        slugs_read = read.object("slugs")
+        for slug in slugs_read.value:
+            person_id = slugs_read.text(slug, max_length=400)
+            key = PersonKey.from_id(person_id)
+            if key is None or key.slug != slug:
+                refuse(slugs_read.where(slug), "must be the id of the person with this slug")
+            slugs[slug] = person_id
+        versions = {}
+        versions_read = read.object("versions")
+        for domain in versions_read.value:
+            _domain_key(versions_read, domain)
+            versions[domain] = versions_read.integer(domain, minimum=0, maximum=2**31 - 1)
+        self.custom_companies, self.custom_people, self.slugs, self.versions = companies, people, slugs, versions
 
 
-@functools.lru_cache(maxsize=65_536)
-def generated_known(seed: int, unknown_share: float, domain: str) -> bool:
-    if domain.endswith(".invalid") or domain == "invalid":
-        return False
-    return unit(seed, "unknown", domain) >= unknown_share
+#: what a custom record may hold: the control plane's body fields (and a company's derived range)
+COMPANY_FIELDS = {**{k: v for k, v in COMPANY_IN["properties"].items() if k != "website"},
+                  "employee_count_range_min": COUNT, "employee_count_range_max": COUNT}
+PERSON_FIELDS = {**{k: v for k, v in PERSON_IN["properties"].items() if k != "employer_website"},
+                 "_domain": {"type": "string"}}
 
 
-@functools.lru_cache(maxsize=8192)
-def generated_company(seed: int, locale: str, domain: str) -> dict[str, Any]:
-    r = rng(seed, "company", domain)
-    p = pools(locale)
-    stem = domain.split(".")[0].replace("-", " ")
-    name = stem.title() + r.choice(("", "", " Inc.", " Ltd", " GmbH", " Labs", " Group"))
-    founded = r.randint(1950, 2023) if r.random() < 0.3 else r.randint(2005, 2023)
-    public = r.random() < 0.15
-    employees = max(1, int(r.lognormvariate(4.0, 1.6)))
-    if public:
-        employees = max(employees, r.randint(800, 90_000))
-    handle = stem.replace(" ", "").lower()[:15]
-    country, country_name, state = r.choice(COUNTRIES)
-    addresses = [{"address_type": "HEADQUARTERS", "line1": r.choice(p.street), "line2": None,
-                  "city": r.choice(p.city), "state": state.split("-", 1)[1], "postal_code": r.choice(p.postcode),
-                  "country_code": country, "country": country_name, "is_primary": True}]
-    for _ in range(r.randint(0, 2)):
-        other_country, other_name, other_state = r.choice(COUNTRIES)
-        addresses.append({"address_type": r.choice(("BRANCH", "BRANCH", "OFFICE_OTHER")).replace("OFFICE_", ""),
-                          "line1": r.choice(p.street), "line2": None, "city": r.choice(p.city),
-                          "state": other_state.split("-", 1)[1], "postal_code": r.choice(p.postcode),
-                          "country_code": other_country, "country": other_name, "is_primary": False})
-    listing = None
-    if public:
-        symbol = "".join(ch for ch in stem.upper() if ch.isalpha())[:4] or "XYZ"
-        ipo_year = r.randint(min(max(founded + 2, 1980), 2025), 2025)
-        listing = {"stock_symbol": symbol, "ipo_date": f"{ipo_year}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
-                   "isin": f"US{mix(seed, 'isin', domain) % 10**10:010d}",
-                   "figi": f"BBG{short_id(domain, size=5).upper()[:9]}",
-                   "cusip": f"{mix(seed, 'cusip', domain) % 10**9:09d}",
-                   "lei": short_id(seed, "lei", domain, size=10).upper(),
-                   "cik": f"{mix(seed, 'cik', domain) % 10**10:010d}",
-                   "sic_code": str(r.choice((7372, 7371, 3674, 2834))),
-                   "revenue_usd": employees * r.randint(150_000, 400_000), "revenue_captured_at": "2025-12-31",
-                   "ebitda_usd": employees * r.randint(10_000, 80_000), "ebitda_captured_at": "2025-12-31"}
-    employee_min = max(1, employees - employees // 5)
-    return {
-        "websites": [f"https://www.{domain}"],
-        "description": f"{name} {r.choice(p.bs)}. {r.choice(p.sentence)}",
-        "industry": r.choice(GICS),
-        "company_type": "PUBLIC_COMPANY" if public else r.choice(COMPANY_TYPES_PRIVATE),
-        "founded_year": founded,
-        "specialties": sorted({r.choice(p.bs).split(" ")[-1] for _ in range(r.randint(2, 5))}),
-        "name": name,
-        "tagline": r.choice(p.catch_phrase),
-        "cover_pic_url": f"https://www.{domain}/assets/cover.jpg",
-        "facebook_url": f"https://www.facebook.com/{handle}" if r.random() < 0.6 else None,
-        "twitter_url": f"https://x.com/{handle}",
-        "instagram_url": f"https://www.instagram.com/{handle}" if r.random() < 0.4 else None,
-        "employee_count": employees,
-        "employee_count_range_min": employee_min,
-        "employee_count_range_max": employees + employees // 5 + 1,
-        "follower_count": int(r.lognormvariate(7, 1.5)),
-        "following_count": r.randint(10, 2000),
-        "addresses": addresses,
-        "public_listing": listing,
-        "_x_handle": handle,
-        "_round_count": 0 if r.random() < 0.3 else r.randint(1, 5),
-        "_customer_count": r.choice((0, 3, 8, 15, 25, 40, 60)),
-        "_partner_count": r.randint(0, 8),
-        "_competitor_count": r.randint(0, 12),
-        "_product_count": r.randint(1, 4),
-    }
+def _domain_key(read: StateReader, domain: str) -> None:
+    if normalize_website(domain) != domain:
+        refuse(read.where(domain), "is not a website's domain (example.com)")
 
 
-@functools.lru_cache(maxsize=16384)
-def week_items(seed: int, locale: str, domain: str, week: int, rate: float, handle: str) -> list[dict[str, Any]]:
-    """The company's updates published in week ``week`` (oldest first); ``_ms`` is the instant."""
-    r = rng(seed, "week", domain, week)
-    p = pools(locale)
-    # a Poisson count with mean ``rate`` (Knuth's method; rates are small)
-    count, product, limit = 0, r.random(), pow(2.718281828459045, -rate)
-    while product > limit and count < 50:
-        count += 1
-        product *= r.random()
-    start = EPOCH_WEEK_MS + week * WEEK_MS
-    items = []
-    for index in sorted(r.randrange(WEEK_MS) for _ in range(count)):
-        at = start + index
-        roll = r.random()
-        source = "blog" if roll < 0.45 else "x" if roll < 0.9 else "youtube"
-        title = r.choice(p.catch_phrase)
-        ident = short_id(seed, domain, at, size=6)
-        if source == "blog":
-            url = f"https://www.{domain}/blog/{title.lower().replace(' ', '-')[:60]}-{ident[:4]}"
-        elif source == "x":
-            url = f"https://x.com/{handle}/status/{mix(seed, 'tweet', domain, at) % 10**18}"
-        else:
-            url = f"https://www.youtube.com/watch?v={ident[:11]}"
-        items.append({"url": url, "title": title, "description": r.choice(p.sentence),
-                      "image_url": f"https://www.{domain}/media/{ident}.jpg" if r.random() < 0.5 else None,
-                      "timestamp": iso_ms(at), "source": source, "_ms": at})
-    return items
+def _fields(read: StateReader, allowed: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    read.only(allowed)
+    for name in required:
+        read.raw(name)
+    for name, value in read.value.items():
+        if not fits(value, allowed[name]):
+            refuse(read.where(name), f"does not fit {allowed[name]}")
+    return dict(read.value)
 
 
 def generated_person(seed: int, locale: str, key: PersonKey, role: str | None, world: World) -> dict[str, Any]:

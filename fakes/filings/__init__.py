@@ -52,6 +52,10 @@ class FilingsFake(Fake):
     def openapi_document(self) -> dict[str, Any]:
         return openapi.document(self.settings)
 
+    def dashboard_panels(self) -> list[dict[str, Any]]:
+        from .panel import panels  # imported when a browser first asks (fakes/kernel/dashboard)
+        return panels(self)
+
     def demo_credentials(self) -> dict[str, str]:
         """One Standard key and one Free key (created with every model, so stable per seed)."""
         return {"standard_api_key": self.model.demo_keys["standard"], "free_api_key": self.model.demo_keys["free"],

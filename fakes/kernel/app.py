@@ -19,7 +19,7 @@ from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, fault_delay
 from .gateway import HOST_ROUTED
 from .http import dumps, json_response
 from .limits import TIMED_OUT_KEY, limited_receive
-from .token import control_token_ok, control_unauthorized
+from .token import control_allowed, control_unauthorized
 from .verdicts import VERDICTS_KEY, ClientRule
 from .worlds import names_world
 
@@ -76,7 +76,7 @@ class FakeApp:
 
     # -- the control plane -------------------------------------------------------------------
     async def _control(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
-        if not control_token_ok(self.fake.control_token, scope):
+        if not control_allowed(self.fake.control_token, scope, path):
             await control_unauthorized(scope, receive, send)
             return
         routed = _with_route_path(scope, path)

@@ -1,4 +1,4 @@
-"""The `fakes` command: serve, list, openapi.
+"""The `fakes` command: serve, list, openapi; scenarios and bench (the package fakes.scenarios).
 
 Every `serve` flag can also come from an environment variable (the docker image uses them):
 FAKES_ONLY, FAKES_HOST, FAKES_PORT, FAKES_GATEWAY, FAKES_SEED, FAKES_CLOCK, FAKES_CONTROL_TOKEN,
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import signal
@@ -105,7 +106,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     openapi = sub.add_parser("openapi", help="print a service's OpenAPI document")
     openapi.add_argument("service")
+
+    # the scenario scripts and the benchmark (the package fakes.scenarios) parse their own options:
+    # prefix_chars="\0" passes every word through, `--help` included
+    for name, summary in DELEGATED.items():
+        delegated = sub.add_parser(name, help=summary, add_help=False, prefix_chars="\0")
+        delegated.add_argument("args", nargs=argparse.REMAINDER, help=f"see `fakes {name} --help`")
     return parser
+
+
+#: subcommands handed whole to the scenarios package (docs/testing.md, docs/benchmark.md)
+DELEGATED = {
+    "scenarios": "list or run the scenario scripts against a fake or the real service",
+    "bench": "benchmark the fakes (HTTP, in process, start-up, scale, worlds, operations)",
+}
 
 
 def _int(text: str) -> int:
@@ -176,6 +190,8 @@ def _list_env(name: str) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command in DELEGATED:
+        return run_delegated(args.command, args.args)
     try:
         if args.command == "list":
             code = cmd_list(args.settings, args.rules)
@@ -195,6 +211,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CannotListen as exc:
         print(f"fakes: error: {exc.strerror}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
         return 2
+
+
+def run_delegated(command: str, argv: Sequence[str]) -> int:
+    """`fakes scenarios ...` / `fakes bench ...`: the scenarios package's own command line."""
+    package = scenarios_package()
+    if command == "bench":
+        return int(importlib.import_module(f"{package}.bench").main(list(argv), prog="fakes bench") or 0)
+    return int(importlib.import_module(f"{package}.__main__").main(list(argv), prog="fakes scenarios") or 0)
+
+
+def scenarios_package() -> str:
+    """``fakes.scenarios`` as installed (the repository's scenarios/ directory); a bare checkout on
+    PYTHONPATH without an install has only the top-level ``scenarios``."""
+    try:
+        importlib.import_module("fakes.scenarios")
+    except ModuleNotFoundError as exc:
+        if exc.name != "fakes.scenarios":
+            raise
+        return "scenarios"
+    return "fakes.scenarios"
 
 
 def cmd_list(with_settings: bool, with_rules: bool = False) -> int:

@@ -17,6 +17,7 @@ from .app import FakeApp
 from .benchops import BenchOperation
 from .clock import Clock, ClockError
 from .control import control_routes
+from .dashboard import DASHBOARD_ROUTES, dashboard_paths
 from .errors import ControlError, ServiceError
 from .faults import FaultSet
 from .http import check_json_value, dumps, json_response
@@ -185,6 +186,12 @@ class Fake:
         :meth:`openapi_document`."""
         return []
 
+    def dashboard_panels(self) -> list[dict[str, Any]]:
+        """This service's panels on its dashboard (``/_fake/ui``), read from its state: plain data
+        made with :mod:`fakes.kernel.dashboard.panels` (titled tables, timelines, facts). Called
+        only when a browser asks; a panel that raises becomes an error note on the page."""
+        return []
+
     def sample_request(self) -> tuple[str, str]:
         """(method, path+query) of this service's heaviest common request, ready to succeed with
         :meth:`auth_headers` (prepares state and moves the clock if it must); the benchmark's
@@ -197,7 +204,7 @@ class Fake:
         if self._app is None:
             # the service's routes first: they are what requests hit (routers try routes in order)
             service = ServiceRouter([*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
-            control = Router(routes=[*control_routes(self), *world_control_routes(self),
+            control = Router(routes=[*control_routes(self), *world_control_routes(self), *DASHBOARD_ROUTES,
                                      *_under_control_prefix(self.control_routes())])
             self._app = FakeApp(self, service, control)
         return self._app
@@ -208,6 +215,7 @@ class Fake:
                                                 max_fault_latency_ms=self.faults.max_latency_ms)
             if self.worlds is not None:
                 self._openapi["paths"].update(world_openapi_paths())
+            self._openapi["paths"].update(dashboard_paths())
             secure_control_plane(self._openapi, control_token=self.control_token is not None)
         return self._openapi
 

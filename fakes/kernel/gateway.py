@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.types import Receive, Scope, Send
 
+from .dashboard import gateway_index
 from .http import json_response
-from .token import control_token_ok, control_unauthorized
+from .token import control_allowed, control_unauthorized
 
 if TYPE_CHECKING:
     from .fake import Fake
@@ -42,10 +43,13 @@ class GatewayApp:
             if path == prefix or path.startswith(prefix + "/"):
                 await candidate.app(scope, receive, send)
                 return
-        allowed = control_token_ok(self.control_token, scope)
+        allowed = control_allowed(self.control_token, scope, path)
         if path in ("/", "/_fake/health"):
             if not allowed:
                 await control_unauthorized(scope, receive, send)
+                return
+            if path == "/" and _wants_html(scope):  # a browser: every service's dashboard, linked
+                await gateway_index(self.dashboards())(scope, receive, send)
                 return
             await json_response(self.describe())(scope, receive, send)
             return
@@ -63,4 +67,16 @@ class GatewayApp:
 
     def describe(self) -> dict[str, Any]:
         return {"service": "gateway", "status": "ok",
-                "services": {name: fake.prefix for name, fake in self.fakes.items()}}
+                "services": {name: fake.prefix for name, fake in self.fakes.items()},
+                "dashboards": self.dashboards()}
+
+    def dashboards(self) -> dict[str, str]:
+        """Each service's dashboard page, by path on this port."""
+        return {name: f"{fake.prefix}/_fake/ui" for name, fake in self.fakes.items()}
+
+
+def _wants_html(scope: Scope) -> bool:
+    for name, value in scope.get("headers", ()):
+        if name == b"accept":
+            return b"text/html" in value
+    return False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from starlette.types import Receive, Scope, Send
 
+from .dashboard.auth import dashboard_allows
 from .http import json_response
 
 
@@ -24,6 +25,12 @@ def bearer_of(scope: Scope) -> str | None:
 def control_token_ok(token: str | None, scope: Scope) -> bool:
     """Whether a request may use what the control token guards (always, when there is none)."""
     return token is None or bearer_of(scope) == token
+
+
+def control_allowed(token: str | None, scope: Scope, path: str) -> bool:
+    """Whether a request to the control path ``path`` may go on: no token is set, it carries the
+    token, or the dashboard's cookie stands for it (fakes/kernel/dashboard/auth.py)."""
+    return token is None or bearer_of(scope) == token or dashboard_allows(scope, path, token)
 
 
 async def control_unauthorized(scope: Scope, receive: Receive, send: Send) -> None:

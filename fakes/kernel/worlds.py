@@ -41,7 +41,7 @@ from starlette.types import Message, Receive, Scope, Send
 from .clock import Clock, iso_ms
 from .errors import ControlError, ServiceError, control_error_body
 from .http import json_response
-from .token import control_token_ok, control_unauthorized
+from .token import control_allowed, control_unauthorized
 
 if TYPE_CHECKING:
     from .fake import Fake
@@ -257,7 +257,7 @@ class Worlds:
         else:
             world_id, rest, mount = _header(scope) or "", path, ""
         control = rest == "/_fake" or rest.startswith("/_fake/")
-        if control and not control_token_ok(self.parent.control_token, scope):
+        if control and not control_allowed(self.parent.control_token, scope, rest):
             await control_unauthorized(scope, receive, send)  # before any world is looked up or made
             return
         try:

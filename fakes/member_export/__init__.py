@@ -61,6 +61,10 @@ class MemberExportFake(Fake):
     def openapi_document(self) -> dict[str, Any]:
         return openapi_document(self.settings, self.title)
 
+    def dashboard_panels(self) -> list[dict[str, Any]]:
+        from .panel import panels  # imported when a browser first asks (fakes/kernel/dashboard)
+        return panels(self)
+
     def demo_credentials(self) -> dict[str, str]:
         """One EU member who has consented and whose domains are all built already."""
         member_id, token = self._ready_member()

@@ -85,6 +85,10 @@ class RelayFake(Fake):
     def openapi_document(self) -> dict[str, Any]:
         return openapi.document(self.settings)
 
+    def dashboard_panels(self) -> list[dict[str, Any]]:
+        from .panel import panels  # imported when a browser first asks (fakes/kernel/dashboard)
+        return panels(self)
+
     def demo_credentials(self) -> dict[str, str]:
         """A new team holding the free $1.00 (one per model)."""
         if self._demo_for is not self.model:

@@ -63,6 +63,10 @@ class VideoFake(Fake):
     def openapi_document(self) -> dict[str, Any]:
         return openapi_document(self.settings, self.title)
 
+    def dashboard_panels(self) -> list[dict[str, Any]]:
+        from .panel import panels  # imported when a browser first asks (fakes/kernel/dashboard)
+        return panels(self)
+
     def demo_credentials(self) -> dict[str, str]:
         created = self.create_project()
         key = created[f"{self.settings.environment}_key"]

@@ -30,8 +30,8 @@ def refuse(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scenarios bench", description=__doc__.split("\n\n")[0],
+def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
                         help="short runs and small data (filings.scale=small, 1,000-message inbox, 20,000 journal "
@@ -74,8 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_options(argv: Sequence[str]) -> tuple[Options, str | None]:
-    args = build_parser().parse_args(argv)
+def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") -> tuple[Options, str | None]:
+    args = build_parser(prog).parse_args(argv)
     quick = args.quick
 
     def pick(value: Any, normal: Any, fast: Any) -> Any:
@@ -161,13 +161,14 @@ CHILDREN: dict[str, Callable[[dict[str, Any]], int]] = {
 }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m scenarios bench") -> int:
+    """``prog``: the command the user typed (`fakes bench` once installed), for usage and errors."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--"]:  # `python -m scenarios bench -- --quick` (argparse REMAINDER needs the --)
         argv = argv[1:]
     if argv and argv[0] in CHILDREN:  # internal: the benchmark's own child processes
         return CHILDREN[argv[0]](json.loads(argv[1]))
-    options, json_path = parse_options(argv)
+    options, json_path = parse_options(argv, prog)
     started = time.perf_counter()
     report = run(options)
     report.config["wall_s"] = round(time.perf_counter() - started, 1)

@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from .measure import percentile
+from .measure import BENCH_PACKAGE, percentile
 from .report import TARGET_FRESH_MS, Options, Report
 from .servers import bare_app
 from .subjects import KERNEL, build_fake, importable, load_fake_class
@@ -159,7 +159,7 @@ def _asgi_us(app: Any, method: str, path: str, headers: dict[str, str], seconds:
 
 def _cold_start(target: str) -> dict[str, Any]:
     """The first fake of a new process: imports, catalogue/data set-up, first answer."""
-    done = subprocess.run([sys.executable, "-m", "scenarios.bench", "_cold", json.dumps({"target": target})],
+    done = subprocess.run([sys.executable, "-m", BENCH_PACKAGE, "_cold", json.dumps({"target": target})],
                           capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         return {}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from .measure import percentile
+from .measure import BENCH_PACKAGE, percentile
 
 WRK_SCRIPT = """
 wrk.method = "%(method)s"
@@ -100,7 +100,7 @@ def _run_python_load(config: LoadConfig, url: str, method: str, headers: dict[st
                      duration: float) -> dict[str, Any]:
     spec = {"url": url, "method": method, "headers": headers, "connections": config.connections,
             "duration": duration}
-    done = subprocess.run([sys.executable, "-m", "scenarios.bench", "_load", json.dumps(spec)],
+    done = subprocess.run([sys.executable, "-m", BENCH_PACKAGE, "_load", json.dumps(spec)],
                           capture_output=True, text=True, timeout=duration + 60)
     if done.returncode != 0:
         raise RuntimeError(f"python load generator failed: {done.stderr[-600:]}")

@@ -10,6 +10,10 @@ import platform
 from collections.abc import Sequence
 from typing import Any
 
+#: the benchmark's package as this process imported it (`scenarios.bench` in a checkout,
+#: `fakes.scenarios.bench` once installed): its child processes run `python -m BENCH_PACKAGE ...`
+BENCH_PACKAGE = __package__ or "scenarios.bench"
+
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
     if not sorted_values:

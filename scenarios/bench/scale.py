@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from .measure import mb, percentile, proc_status_kb
+from .measure import BENCH_PACKAGE, mb, percentile, proc_status_kb
 from .report import JOURNAL_GROWTH_LIMIT_MB, TARGET_FILINGS_RSS_MB, TARGET_PAGE_MS, Options, Report
 from .servers import Server
 from .subjects import KERNEL, build_fake, importable
@@ -60,7 +60,7 @@ def _scale_filings(options: Options, report: Report) -> None:
 
     # First, last and random pages of the catalogue, in a new process (no network in the figure).
     spec = {"settings": options.settings, "repeats": options.page_repeats, "random_pages": options.random_pages}
-    done = subprocess.run([sys.executable, "-m", "scenarios.bench", "_pages", json.dumps(spec)],
+    done = subprocess.run([sys.executable, "-m", BENCH_PACKAGE, "_pages", json.dumps(spec)],
                           capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
         report.skip("scale", "filings pages", done.stderr.strip()[-600:])
@@ -208,7 +208,7 @@ def _inbox_pages(options: Options) -> dict[str, Any]:
 
 def _scale_journal(options: Options, report: Report) -> None:
     spec = {"requests": options.journal_requests, "size": options.journal_size}
-    done = subprocess.run([sys.executable, "-m", "scenarios.bench", "_journal", json.dumps(spec)],
+    done = subprocess.run([sys.executable, "-m", BENCH_PACKAGE, "_journal", json.dumps(spec)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         report.skip("scale", "journal", done.stderr[-600:])

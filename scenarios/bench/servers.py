@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .measure import proc_status_kb
+from .measure import BENCH_PACKAGE, proc_status_kb
 from .subjects import build_fake
 
 
@@ -85,7 +85,9 @@ class Server:
         """``cwd``: another checkout of the project to serve from (its ``fakes`` and ``scenarios``
         come first on the child's path, being in its working directory)."""
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server
-        self.proc = subprocess.Popen([sys.executable, "-m", "scenarios.bench", "_serve", json.dumps(spec)],
+        # another checkout has no fakes.scenarios of its own (only an installed copy has): its top-level one
+        package = "scenarios.bench" if cwd else BENCH_PACKAGE
+        self.proc = subprocess.Popen([sys.executable, "-m", package, "_serve", json.dumps(spec)],
                                      stdout=subprocess.PIPE, stderr=self._stderr, text=True, cwd=cwd)
         self.info = self._ready_line(timeout)
         self.url = f"http://127.0.0.1:{self.info['port']}"

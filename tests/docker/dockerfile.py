@@ -65,6 +65,27 @@ class Stage:
                 env[key] = expand(value, env)
         return env
 
+    def args(self, global_args: dict[str, str], build_args: dict[str, str] | None = None) -> dict[str, str]:
+        """The stage's ARG values: ``--build-arg`` values win, then the stage's default, then the
+        global default (an ``ARG NAME`` without one re-declares the global ARG)."""
+        values: dict[str, str] = {}
+        for instruction in self.all("ARG"):
+            name, sep, default = instruction.args.partition("=")
+            name = name.strip()
+            if build_args and name in build_args:
+                values[name] = build_args[name]
+            elif sep:
+                values[name] = expand(default.strip().strip('"'), values)
+            else:
+                values[name] = global_args.get(name, "")
+        return values
+
+    def labels(self, global_args: dict[str, str], build_args: dict[str, str] | None = None) -> dict[str, str]:
+        """The stage's LABELs (``key="value"`` pairs), its ARGs expanded."""
+        args = self.args(global_args, build_args)
+        return {key: expand(value, args) for instruction in self.all("LABEL")
+                for key, value in parse_env_args(instruction.args)}
+
     def exec_form(self, keyword: str) -> list[str] | None:
         instruction = self.last(keyword)
         if instruction is None:

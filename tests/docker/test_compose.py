@@ -87,6 +87,8 @@ def test_fake_services_build_this_image(file: str) -> None:
         assert build["dockerfile"] == "docker/Dockerfile", (name, build)
         assert service["image"] == IMAGE_TAG, name
         assert service.get("init") is True, f"{name}: init makes SIGTERM reach `fakes` during startup too"
+        assert service.get("read_only") is True, f"{name}: the image runs on a read-only root file system"
+        assert service.get("tmpfs") == ["/tmp"], f"{name}: uploads go to TMPDIR=/tmp, a tmpfs"
 
 
 @pytest.mark.parametrize(("file", "name"), cases())

@@ -3,15 +3,17 @@ as its builder stage builds it, and its exact entry command run here with its en
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import signal
+import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 from examples.notes import NotesFake
 from fakes import registry
-from fakes.kernel.control import control_routes
 from tests.support.serving import (
     fixed_ports,
     free_port,
@@ -24,6 +26,7 @@ from tests.support.serving import (
 
 from . import dockerfile
 from .conftest import (
+    DOCKERFILE,
     GATEWAY_PORT,
     IMAGE_VENV,
     ROOT,
@@ -39,23 +42,42 @@ from .conftest import (
 from .context import context_files
 
 PYTHON_BASE = "python:3.11-slim"
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 COMPILERS = re.compile(r"\b(gcc|g\+\+|cc|clang|build-essential|make|cmake|rustc|cargo|python3?-dev)\b")
 
 
 # -- static: stages ------------------------------------------------------------------------------
-def test_stages_are_python_slim_and_the_builder_builds_wheels(image: dockerfile.Dockerfile) -> None:
+def test_stages_are_python_slim_and_the_builder_installs_the_locks(image: dockerfile.Dockerfile) -> None:
     assert len(image.stages) >= 2, "a builder stage and a final stage"
+    assert image.global_args.get("PYTHON_IMAGE") == PYTHON_BASE, "the base is a build argument (docs say how to pin it)"
     for stage in image.stages:
         assert stage.base == PYTHON_BASE, f"stage {stage.name or stage.index} is based on {stage.base}"
     builder = image.stages[0]
     runs = " && ".join(i.args for i in builder.all("RUN"))
-    assert re.search(r"\bpip wheel\b.* '?\.'?(\s|$)", runs), \
-        "the builder builds wheels from the project's metadata"
+    assert "pip install --require-hashes --only-binary :all: -r docker/build-requirements.lock" in runs, \
+        "the build backend comes from its lock"
+    assert re.search(r"\bpip wheel --no-deps --no-build-isolation --wheel-dir /wheels \.(\s|$)", runs), \
+        "the builder builds the project's wheel with the locked backend"
     assert f"-m venv --without-pip {IMAGE_VENV}" in runs
-    assert re.search(rf"pip --python {IMAGE_VENV}/bin/python install --no-index --find-links /wheels "
-                     r"'?contract-fakes'?(\s|$)", runs), \
-        "the venv gets the project (and its dependencies) from the built wheels only"
+    assert (f"pip --python {IMAGE_VENV}/bin/python install --require-hashes --only-binary :all: "
+            "-r docker/requirements.lock") in runs, "every dependency at its locked version and hash"
+    assert f"pip --python {IMAGE_VENV}/bin/python install --no-index --no-deps /wheels/contract_fakes-*.whl" in runs
+    assert runs.endswith(f"pip --python {IMAGE_VENV}/bin/python check"), "the lock must satisfy the project"
     assert "[" not in runs, "no extras: the fast stack (uvloop, httptools, orjson) is a plain dependency"
+
+
+def test_the_oci_labels_come_from_build_arguments(image: dockerfile.Dockerfile) -> None:
+    prefix = "org.opencontainers.image."
+    labels = image.final.labels(image.global_args)
+    assert labels[prefix + "version"] == PROJECT["version"], "the default VERSION is the package's"
+    assert labels[prefix + "base.name"] == PYTHON_BASE
+    given = {"VERSION": "9.9.9", "REVISION": "0123abc", "SOURCE": "https://example.com/contract-fakes",
+             "PYTHON_IMAGE": "python:3.11-slim@sha256:" + "0" * 64}
+    built = image.final.labels(image.global_args, given)
+    assert {key: built[prefix + key] for key in ("version", "revision", "source", "base.name")} == {
+        "version": "9.9.9", "revision": "0123abc", "source": "https://example.com/contract-fakes",
+        "base.name": given["PYTHON_IMAGE"]}
+    assert built[prefix + "licenses"] == PROJECT["license"]
 
 
 def test_final_stage_has_no_compilers_and_no_source_tree(image: dockerfile.Dockerfile) -> None:
@@ -113,7 +135,7 @@ def test_exposed_ports_are_exactly_the_ports_fakes_serve_uses(image: dockerfile.
         "a new service needs its port in docker/Dockerfile and docker/compose.yaml")
 
 
-def test_healthcheck_runs_the_copied_script_on_a_control_route(image: dockerfile.Dockerfile) -> None:
+def test_healthcheck_is_a_plain_http_probe_of_a_control_route(image: dockerfile.Dockerfile) -> None:
     found = image.final.healthcheck()
     assert found is not None, "the final stage has no HEALTHCHECK"
     options, command = found
@@ -122,8 +144,22 @@ def test_healthcheck_runs_the_copied_script_on_a_control_route(image: dockerfile
         assert re.fullmatch(r"\d+(ms|s|m)", options[name]), (name, options[name])
     assert command[0] == "python", "slim images have no curl: python probes"
     module = load_healthcheck(image)
-    kernel_paths = {route.path for route in control_routes(NotesFake())}  # type: ignore[attr-defined]
-    assert module.HEALTH_PATH in kernel_paths, f"{module.HEALTH_PATH} is not a control route"
+    answer = NotesFake().client().get(module.HEALTH_PATH)  # a kernel control route: any fake has it
+    assert answer.status_code == 200 and answer.json()["status"] == "ok", answer.text
+    # it imports no module of the project (importing every fake for the ports cost 0.2 s of CPU a probe)
+    tree = ast.parse(Path(module.__file__).read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module}
+    assert imported <= set(sys.stdlib_module_names) | {"__future__"}, f"the healthcheck imports {sorted(imported)}"
+
+
+def test_the_healthchecks_port_table_is_the_registrys() -> None:
+    module = load_healthcheck(dockerfile.read(DOCKERFILE))
+    registered = {name: registry.fake_class(name).default_port for name in require_all_services()}
+    assert list(module.DEFAULT_PORTS.items()) == list(registered.items()), \
+        "docker/healthcheck.py's DEFAULT_PORTS must list the services in `fakes list` order with their ports"
 
 
 # -- the package as the builder builds it --------------------------------------------------------
@@ -134,13 +170,16 @@ def test_build_context_holds_the_package_and_nothing_else() -> None:
     for package in ("fakes", "scenarios"):
         assert f"{package}/__init__.py" in files
     stray = [f for f in files if not f.startswith(("fakes/", "scenarios/"))
-             and f not in ("pyproject.toml", "README.md", "LICENSE", "docker/healthcheck.py")]
+             and f not in ("pyproject.toml", "setup.py", "README.md", "LICENSE", "docker/healthcheck.py",
+                           "docker/requirements.lock", "docker/build-requirements.lock")]
     assert not stray, f"the build context also sends {stray}"
     assert not [f for f in files if "__pycache__" in f or f.startswith("tests/")]
 
 
 def test_wheel_contains_every_file_of_the_packages(image_site: Path) -> None:
-    sources = {f for f in context_files(ROOT) if f.startswith(("fakes/", "scenarios/"))}
+    # the repository's scenarios/ is installed as fakes/scenarios/ (setup.py; tests/docker/test_wheel.py)
+    sources = {f if f.startswith("fakes/") else f"fakes/{f}" for f in context_files(ROOT)
+               if f.startswith(("fakes/", "scenarios/"))}
     packaged = {str(p.relative_to(image_site)) for p in image_site.rglob("*") if p.is_file()}
     missing = sorted(sources - packaged)
     assert not missing, f"the wheel (hence the image) lacks {missing}: declare them as package data"
@@ -186,30 +225,31 @@ def test_entry_command_serves_every_port_passes_its_healthcheck_and_stops_on_sig
     health_urls = {f"http://127.0.0.1:{port}/_fake/health": name for port, name in ports.items()}
     _, healthcheck = image.final.healthcheck() or ({}, [])
 
-    with fixed_ports(list(ports)), running(localize(command, image, env), env, image_workdir) as server:
-        server.wait_until_up(list(health_urls))
-        for url, name in health_urls.items():
-            assert health(url) == {"service": name, "status": "ok"}
-        for port in ports:
-            assert listening_addresses(port) in ({"0.0.0.0"}, None), f"port {port} is not bound to 0.0.0.0"
+    # the ports stay locked until the last probe: another test's server (compose) on them would pass it
+    with fixed_ports(list(ports)):
+        with running(localize(command, image, env), env, image_workdir) as server:
+            server.wait_until_up(list(health_urls))
+            for url, name in health_urls.items():
+                assert health(url) == {"service": name, "status": "ok"}
+            for port in ports:
+                assert listening_addresses(port) in ({"0.0.0.0"}, None), f"port {port} is not bound to 0.0.0.0"
 
-        banner = parse_banner(server.wait_banner())
-        assert list(banner) == names
-        assert [int(b["url"].rsplit(":", 1)[1]) for b in banner.values()] == list(ports)
+            banner = parse_banner(server.wait_banner())
+            assert list(banner) == names
+            assert [int(b["url"].rsplit(":", 1)[1]) for b in banner.values()] == list(ports)
+
+            result = run(localize(healthcheck, image, env), env, cwd=image_workdir)
+            assert result.returncode == 0, f"HEALTHCHECK failed:\n{result.stdout}{result.stderr}"
+            assert result.stdout == f"ok {next(iter(health_urls))}\n", "one probe: the first service's"
+
+            code, seconds = server.terminate(signal.SIGTERM)
+            assert code == 0, f"exit status {code} after SIGTERM:\n{server.describe()}"
+            assert seconds < 5
+            assert "Traceback" not in server.stderr, server.stderr
 
         result = run(localize(healthcheck, image, env), env, cwd=image_workdir)
-        assert result.returncode == 0, f"HEALTHCHECK failed:\n{result.stdout}{result.stderr}"
-        probed = re.findall(r"^ok (\S+)$", result.stdout, re.M)
-        assert sorted(probed) == sorted(health_urls), result.stdout
-
-        code, seconds = server.terminate(signal.SIGTERM)
-        assert code == 0, f"exit status {code} after SIGTERM:\n{server.describe()}"
-        assert seconds < 5
-        assert "Traceback" not in server.stderr, server.stderr
-
-    result = run(localize(healthcheck, image, env), env, cwd=image_workdir)
-    assert result.returncode == 1, "the HEALTHCHECK passes with nothing listening"
-    assert "unhealthy" in result.stdout
+        assert result.returncode == 1, "the HEALTHCHECK passes with nothing listening"
+        assert "unhealthy" in result.stdout
 
 
 def load_healthcheck(image: dockerfile.Dockerfile) -> Any:
@@ -224,23 +264,29 @@ def load_healthcheck(image: dockerfile.Dockerfile) -> Any:
 
 
 def test_healthcheck_follows_the_environment(image: dockerfile.Dockerfile, image_env: dict[str, str]) -> None:
-    """FAKES_ONLY / FAKES_PORT / FAKES_GATEWAY / FAKES_HOST / FAKES_CONTROL_TOKEN change what it probes."""
+    """FAKES_ONLY / FAKES_PORT / FAKES_GATEWAY / FAKES_HOST / FAKES_CONTROL_TOKEN (or the same flags)
+    change what it probes: the first port `fakes serve` would listen on."""
     names = require_all_services()
     module = load_healthcheck(image)
+    port = {name: registry.fake_class(name).default_port for name in names}
     checks = [
-        ({}, [f"127.0.0.1:{registry.fake_class(name).default_port}" for name in names], None),
-        ({"FAKES_ONLY": names[-1]}, [f"127.0.0.1:{registry.fake_class(names[-1]).default_port}"], None),
-        ({"FAKES_PORT": "9000"}, [f"127.0.0.1:{9000 + i}" for i in range(len(names))], None),
-        ({"FAKES_GATEWAY": "8700", "FAKES_PORT": "9000"}, ["127.0.0.1:8700"], None),
-        ({"FAKES_HOST": "::", "FAKES_ONLY": names[0], "FAKES_CONTROL_TOKEN": "t"},
-         [f"[::1]:{registry.fake_class(names[0]).default_port}"], "t"),
+        ({}, [], f"127.0.0.1:{port[names[0]]}", None),
+        ({"FAKES_ONLY": f"{names[-1]},{names[1]}"}, [], f"127.0.0.1:{port[names[1]]}", None),
+        ({"FAKES_ONLY": names[0]}, ["--only", names[-1]], f"127.0.0.1:{port[names[-1]]}", None),
+        ({"FAKES_PORT": "9000"}, [], "127.0.0.1:9000", None),
+        ({"FAKES_GATEWAY": "8700", "FAKES_PORT": "9000"}, [], "127.0.0.1:8700", None),
+        ({}, ["serve", "--gateway=8710", "--seed", "3"], "127.0.0.1:8710", None),
+        ({"FAKES_HOST": "::", "FAKES_ONLY": names[0], "FAKES_CONTROL_TOKEN": "t"}, [], f"[::1]:{port[names[0]]}", "t"),
     ]
-    for extra, hosts, token in checks:
+    for extra, flags, host, token in checks:
         with environment({**image_env, **extra}):
-            urls, sent_token = module.health_urls([])
-        assert urls == [f"http://{host}/_fake/health" for host in hosts], extra
-        assert sent_token == token
+            assert module.health_url(flags) == (f"http://{host}/_fake/health", token), (extra, flags)
+        # the first port `fakes serve` itself listens on, with the same environment and flags
+        served = served_ports(["serve", *[flag for flag in flags if flag != "serve"]], {**image_env, **extra})
+        assert host.endswith(f":{next(iter(served))}"), (extra, flags, served)
     with environment({**image_env, "FAKES_ONLY": "no-such-service"}):
+        assert module.main([]) == 1
+    with environment({**image_env, "FAKES_PORT": "eighty"}):
         assert module.main([]) == 1
 
 

@@ -198,3 +198,21 @@ def test_a_fake_builds_no_mcp_server_until_mcp_is_asked() -> None:
     assert gate._inner is None  # the REST API never touched the SDK
     assert fake.client().post(f"/mcp/messages/?session_id={'0' * 32}", json={}).status_code == 404
     assert gate._inner is not None
+
+
+def test_a_stream_refused_for_its_host_is_journaled_as_answered_without_an_error_logged(caplog: Any) -> None:
+    """Issue 23 item 5: the SDK's own 421 (and 403 for a foreign Origin) reaches the client, nothing is
+    logged as an exception, and the journal records what the client got."""
+    fake = EnrichmentFake(seed=0)
+    key = fake.create_account("sub_299")["api_key"]
+    with fake.serve() as base_url:
+        host = httpx.get(f"{base_url}/mcp/sse?api_key={key}", headers={"Host": "evil.example"}, timeout=5)
+        origin = httpx.get(f"{base_url}/mcp/sse?api_key={key}", headers={"Origin": "http://evil.example"},
+                           timeout=5)
+    assert (host.status_code, host.text) == (421, "Invalid Host header")
+    assert (origin.status_code, origin.text) == (403, "Invalid Origin header")
+    assert host.headers["x-service-credit-cost"] == "0"
+    assert [e["status"] for e in fake.journal_entries() if e["path"] == "/mcp/sse"] == [421, 403]
+    # (asyncio's "Task was destroyed" records are other tests' SSE streams being collected)
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") and r.name != "asyncio"], \
+        caplog.text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -200,3 +201,30 @@ def test_each_world_has_its_own_accounts_and_links(client: httpx.Client) -> None
     inside = client.get("/_w/t1/v1/company/details", params={"website": "stripe.com"}, headers=headers)
     assert inside.status_code == 200 and "/_w/t1/v1/company/logo" in inside.json()["logo_url"]
     assert client.get("/v1/credits", headers=headers).status_code == 401
+
+
+def test_generated_keys_skip_a_key_a_test_chose_and_a_taken_chosen_key_is_409(client: Any) -> None:
+    """Issue 23 item 7: the key the next generation would make, chosen first by a test, is skipped."""
+    probe = EnrichmentFake(seed=0)
+    upcoming = [probe.create_account("payg")["api_key"] for _ in range(2)]
+    chosen = client.post("/_fake/accounts", json={"plan": "payg", "api_key": upcoming[0]})
+    assert chosen.status_code == 201 and chosen.json()["api_key"] == upcoming[0]
+    generated = client.post("/_fake/accounts", json={"plan": "payg"})
+    assert generated.status_code == 201 and generated.json()["api_key"] == upcoming[1]
+    taken = client.post("/_fake/accounts", json={"plan": "trial", "api_key": upcoming[1]})
+    assert taken.status_code == 409 and taken.json()["error"] == "conflict"
+
+
+def test_keys_feeds_and_rss_tokens_made_after_a_reset_never_repeat_earlier_ones() -> None:
+    fake = EnrichmentFake(seed=0)
+    key = fake.create_account("sub_299")["api_key"]
+    with fake.client(headers={"Authorization": f"Bearer {key}"}) as client:
+        feed = client.post("/v1/monitor/feeds", json={"targets": [{"website_url": "stripe.com"}]}).json()
+    fake.reset()
+    again = fake.create_account("sub_299")["api_key"]
+    assert again != key
+    with fake.client(headers={"Authorization": f"Bearer {again}"}) as client:
+        assert client.get("/v1/credits", headers={"Authorization": f"Bearer {key}"}).status_code == 401
+        second = client.post("/v1/monitor/feeds", json={"targets": [{"website_url": "stripe.com"}]}).json()
+        assert second["id"] != feed["id"] and second["rss_url"] != feed["rss_url"]
+        assert client.get(feed["rss_url"]).status_code == 404  # the old feed's RSS address shows nothing new

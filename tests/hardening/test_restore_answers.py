@@ -24,8 +24,6 @@ from .realistic import Recorded, drive, recording_client
 
 #: services whose export misses a state that changes an answer (the reason names it)
 MISSING = {
-    "enrichment": "issue 23 item 11: enrichment export misses its per-minute rate-limit windows "
-                  "(the original answers 429, the restored copy 200)",
     "video": "issue 23 item 11: video import turns pending webhook deliveries into not_sent "
              "(GET /_fake/webhooks/deliveries differs)",
 }

@@ -4,11 +4,19 @@ addition; plus what the template shows: settings checked at start, seeded data, 
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from examples.notes import NotesFake
+from fakes import registry
 from fakes.kernel.settings import SettingsError
 from tests.support.schemathesis_harness import operation_labels, run_operation
+from tests.support.serving import ROOT, clean_env
 
 VARIANTS = {"open": {}, "token": NotesFake.settings_for_tests()}
 
@@ -59,3 +67,35 @@ def test_build_time_per_tag_and_the_old_parameter_rule() -> None:
 def test_bad_settings_are_refused_at_creation(settings: dict[str, object]) -> None:
     with pytest.raises(SettingsError, match=r"^notes: "):
         NotesFake(**settings)
+
+
+# -- the template as a registered service: what a copy of it must pass ---------------------------------
+#: the generic suites, and the tests in them that walk the whole registry (the others are selected
+#: by the service's name in their id)
+GENERIC_SUITES = ("tests/contract", "tests/hardening", "tests/worlds", "tests/scenarios")
+WHOLE_REGISTRY_TESTS = (
+    "test_every_service_has_a_scenario", "test_every_registered_service_has_world_fixtures",
+    "test_fakes_serve_gateway_serves_worlds", "test_serve_flags_and_environment_reach_every_fake",
+    "test_gateway_forms_in_process",
+)
+#: registers the template in every Python process of the run (the pytest process, and each
+#: `fakes serve` it starts), as a service of one's own package does in its import
+REGISTER_NOTES = 'from fakes import registry\nregistry.register("notes", "examples.notes:NotesFake")\n'
+
+
+def test_the_template_registered_as_a_sixth_service_passes_the_generic_suites(tmp_path: Path) -> None:
+    (tmp_path / "sitecustomize.py").write_text(REGISTER_NOTES)
+    env = clean_env({"PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rp", "-p", "no:cacheprovider",
+         "-W", "ignore::pytest.PytestAssertRewriteWarning", "-k", " or ".join(("notes", *WHOLE_REGISTRY_TESTS)),
+         *GENERIC_SUITES],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    passed = re.findall(r"^PASSED (\S+)", result.stdout, re.M)
+    for suite in GENERIC_SUITES:
+        assert [test for test in passed if test.startswith(suite + "/") and "notes" in test], f"nothing of {suite} ran"
+    for name in WHOLE_REGISTRY_TESTS:
+        assert [test for test in passed if f"::{name}" in test], f"{name} did not run"
+    assert not re.search(r"\d+ (skipped|xfailed|failed)", result.stdout.splitlines()[-1]), result.stdout[-2000:]
+    assert "notes" not in registry.SERVICES, "the registration stays in the child processes"

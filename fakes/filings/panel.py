@@ -1,0 +1,51 @@
+"""The filings fake's dashboard panels: its API keys with their tiers and quota use, and what the
+control plane added to the generated catalogue.
+
+Read through the fake's public reads (``list_keys``) and the model's records of added companies
+and filings only; see docs/dashboard.md for the shapes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fakes.kernel.dashboard.panels import Panel, collect, facts, progress, table, when
+
+if TYPE_CHECKING:
+    from . import FilingsFake
+
+
+def panels(fake: FilingsFake) -> list[Panel]:
+    return collect(fake, keys, catalogue, added_companies, added_filings)
+
+
+def quota_use(key: dict[str, Any]) -> dict[str, Any]:
+    quota, used = key["quota"], key["used"]
+    if quota is None:
+        return progress(0, f"{used} calls in {key['year']}, unlimited")
+    return progress(used / quota if quota else 1, f"{used} of {quota} in {key['year']}")
+
+
+def keys(fake: FilingsFake) -> Panel:
+    rows = [[key["api_key"], key["tier"], quota_use(key), "unlimited" if key["remaining"] is None else key["remaining"]]
+            for key in fake.list_keys()]
+    return table("API keys", ["key", "tier", "quota use (calls a year)", "left"], rows,
+                 note="the four demo keys are made with every model; POST /_fake/keys adds more")
+
+
+def catalogue(fake: FilingsFake) -> Panel:
+    model = fake.model
+    return facts("Catalogue", [("scale", fake.settings.scale), ("companies added", len(model.companies)),
+                               ("filings added", len(model.filings)), ("keys", len(model.keys))],
+                 note="the generated catalogue is computed from the seed; only what was added is stored")
+
+
+def added_companies(fake: FilingsFake) -> Panel:
+    rows = [[core.id, core.name, core.country_code, core.ticker] for core in reversed(fake.model.companies.values())]
+    return table("Companies added", ["id", "name", "country", "ticker"], rows, note="newest first")
+
+
+def added_filings(fake: FilingsFake) -> Panel:
+    rows = [[record.id, record.company_id, record.title, when(record.release_s * 1000), when(record.added_s * 1000)]
+            for record in reversed(fake.model.filings.values())]
+    return table("Filings added", ["id", "company", "title", "released", "visible from"], rows, note="newest first")
