@@ -38,6 +38,8 @@ from .upstreams import (
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from fakes.kernel.benchops import BenchOperation
+
 __all__ = ["RelayFake", "RelayModel", "RelaySettings", "UpstreamRequest", "UpstreamResponse"]
 
 #: the benchmark's request: a priced catalogue call on the relay's key (its example input hits)
@@ -105,6 +107,12 @@ class RelayFake(Fake):
             self._auth_token = self.model.create_team(balance_micro=RICH_BALANCE, name="Benchmark team").token
             self._auth_for = self.model
         return {self.model.h.token: self._auth_token}
+
+    def bench_operations(self) -> list[BenchOperation]:
+        """Every public operation, timed by ``python -m scenarios bench --parts operations`` (see :mod:`.bench`)."""
+        from .bench import bench_operations
+
+        return bench_operations(self)
 
     def sample_request(self) -> tuple[str, str]:
         """A priced catalogue call on the relay's key, by the team of :meth:`auth_headers`, whose

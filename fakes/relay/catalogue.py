@@ -14,7 +14,9 @@ host, curated, kind`` (the simulated upstream's answer shape) and, for routed id
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,10 +144,46 @@ class Catalogue:
         self.providers[provider["service"]] = provider
         self.by_host[provider["host"]] = provider["service"]
 
+    #: the search index, built on first use: every entry's :func:`haystack` joined by newlines, where
+    #: each one starts, and the entries in that order
+    _index: tuple[str, list[int], list[Entry]] | None = None
+    #: every entry as an empty search lists them (curated first, then by id), built on first use
+    _listing: list[Entry] | None = None
+
     def add_entry(self, entry: Entry) -> None:
         self.entries[entry["id"]] = entry
+        self._index = self._listing = None
         if not entry.get("candidates"):
             self.by_route[(entry["provider"], entry["method"], entry["path"])] = entry["id"]
+
+    def listing(self) -> list[Entry]:
+        if self._listing is None:
+            self._listing = sorted(self.entries.values(), key=lambda e: (0 if e["curated"] else 1, e["id"]))
+        return self._listing
+
+    def matches(self, words: list[str]) -> dict[str, tuple[int, Entry]]:
+        """entry id -> (how many of ``words`` its haystack holds, the entry), for those holding one."""
+        if self._index is None:
+            ordered = list(self.entries.values())
+            texts = [haystack(entry) for entry in ordered]
+            starts = list(itertools.accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+            self._index = ("\n".join(texts), starts, ordered)
+        text, starts, ordered = self._index
+        found: dict[str, tuple[int, Entry]] = {}
+        for word in words:  # no word holds a newline, so a match never spans two entries
+            at = text.find(word)
+            while at != -1:
+                index = bisect.bisect_right(starts, at) - 1
+                entry = ordered[index]
+                hits, _ = found.get(entry["id"], (0, entry))
+                found[entry["id"]] = (hits + 1, entry)
+                at = text.find(word, starts[index + 1]) if index + 1 < len(starts) else -1
+        return found
+
+
+def haystack(entry: Entry) -> str:
+    """What a catalogue search matches its words in."""
+    return f"{entry['id']} {entry['summary']} {entry['capability']}".lower()
 
 
 def _provider(service: str, display: str, host: str, runs_on_relay: bool, limit_per_min: int) -> Provider:

@@ -64,20 +64,31 @@ class CatalogueOverlay:
     def search(self, query: str, limit: int) -> dict[str, Any]:
         words = [w for w in query.lower().replace(".", " ").replace("-", " ").split() if w]
         scored: list[tuple[int, str, Entry]] = []
-        for entry in self.all_entries():
-            if not words:
-                scored.append((0 if entry["curated"] else 1, entry["id"], entry))
-                continue
-            haystack = f"{entry['id']} {entry['summary']} {entry['capability']}".lower()
-            hits = sum(1 for w in words if w in haystack)
-            if hits:
-                scored.append((-hits * 10 - (3 if entry["curated"] else 0), entry["id"], entry))
+        if not words and not self.extra_entries:
+            listing = self.base.listing()
+            return self._found(query, listing[:limit], len(listing))
+        if not words:
+            scored = [(0 if entry["curated"] else 1, entry["id"], entry) for entry in self.all_entries()]
+        else:
+            found = self.base.matches(words)
+            for entry_id, extra in self.extra_entries.items():  # an overlay entry replaces the base one
+                text = catalogue.haystack(extra)
+                hits = sum(1 for word in words if word in text)
+                if hits:
+                    found[entry_id] = (hits, extra)
+                else:
+                    found.pop(entry_id, None)
+            scored = [(-hits * 10 - (3 if entry["curated"] else 0), entry_id, entry)
+                      for entry_id, (hits, entry) in found.items()]
         scored.sort(key=lambda row: (row[0], row[1]))
-        results = [self.endpoint_view(e) for _, _, e in scored[:limit]]
+        return self._found(query, [e for _, _, e in scored[:limit]], len(scored))
+
+    def _found(self, query: str, shown: list[Entry], total: int) -> dict[str, Any]:
+        results = [self.endpoint_view(e) for e in shown]
         hints = [] if results else ["no endpoint matches; try fewer words, e.g. 'email find' or 'company enrich'"]
-        if results and any(e["provider"] == self.settings.relay_name for _, _, e in scored[:limit]):
+        if results and any(e["provider"] == self.settings.relay_name for e in shown):
             hints.append(f"{self.settings.relay_name}.* ids are routed: the relay picks the cheapest usable provider")
-        return {"query": query, "count": len(results), "total": len(scored), "results": results, "hints": hints}
+        return {"query": query, "count": len(results), "total": total, "results": results, "hints": hints}
 
     def endpoint_view(self, entry: Entry) -> dict[str, Any]:
         provider = self.provider(entry["provider"])

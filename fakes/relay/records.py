@@ -187,6 +187,39 @@ class CallRecords:
                 rows.append({"seq": None, **_record(call_id, *row)})
         return rows
 
+    def receipts(self, endpoint_ids: set[str]) -> dict[str, tuple[int, int]]:
+        """endpoint id -> (calls recorded, micro-USD charged) for those of ``endpoint_ids`` called."""
+        found: dict[str, list[int]] = {}
+        endpoints, costs = self._endpoint, self._cost
+        for _seq, slot in self._own_slots():
+            endpoint = endpoints[slot]
+            if endpoint in endpoint_ids:
+                row = found.setdefault(endpoint, [0, 0])
+                row[0] += 1
+                row[1] += costs[slot]
+        for texts, _status, cost, _at in self._other.values():
+            endpoint = texts[0]
+            if endpoint is not None and endpoint in endpoint_ids:
+                total = found.setdefault(endpoint, [0, 0])
+                total[0] += 1
+                total[1] += cost
+        return {k: (v[0], v[1]) for k, v in found.items()}
+
+    def scan(self, team_id: str, since_ms: int = 0) -> Iterator[tuple[str, str, str, int]]:
+        """(user e-mail, client, endpoint id or provider or "-", epoch ms) of the team's records at or
+        after ``since_ms``, newest first: what the usage views count, without a dict per record."""
+        teams, at, endpoints, providers, who = self._team, self._at, self._endpoint, self._provider, self._who
+        for _seq, slot in self._own_slots(newest_first=True):
+            when = at[slot]
+            if when < since_ms:
+                break
+            if teams[slot] == team_id:
+                by = who[slot]
+                yield by[0], by[1], endpoints[slot] or providers[slot] or "-", when
+        for texts, _status, _cost, when in reversed(self._other.values()):
+            if texts[3] == team_id and when >= since_ms:
+                yield texts[6][0], texts[6][1], texts[0] or texts[1] or "-", when
+
     def count_since(self, team_id: str, since_ms: int, user_email: str | None = None) -> int:
         """The team's (or one member's) recorded calls at or after ``since_ms``."""
         count = 0

@@ -33,8 +33,20 @@ def target(member: Membership, user_id: int) -> Membership:
     return found
 
 
-def used_today(acc: Accounts, member: Membership) -> int:
-    return callguard.used_today(acc.model, member, acc.now())
+def used_today(acc: Accounts, team: Team, seen: set[str] | None = None) -> dict[str, int]:
+    """e-mail -> calls, local-run grants and server runs in ``team`` since 00:00 UTC (one pass over
+    its records; the e-mail of each record, of any day, is added to ``seen`` when given)."""
+    today = callguard.day_of(acc.now()) * callguard.DAY_MS
+    used: dict[str, int] = {}
+    for a in team.org.activity:
+        if a.created_ms >= today and (a.kind == "server_run" or a.method == "GRANT"):
+            used[a.email] = used.get(a.email, 0) + 1
+    for email, _client, _label, at in acc.model.calls.scan(team.team_id, 0 if seen is not None else today):
+        if seen is not None:
+            seen.add(email)
+        if at >= today:
+            used[email] = used.get(email, 0) + 1
+    return used
 
 
 def agent_name(team: Team, email: str) -> str:
@@ -46,8 +58,9 @@ def agent_name(team: Team, email: str) -> str:
 def listing(acc: Accounts, member: Membership, org_id: int) -> list[dict[str, Any]]:
     require_admin_of(member, org_id)
     team = member.team
+    used = used_today(acc, team)
     return [{"user_id": m.user.user_id, "email": m.email, "role": m.role, "daily_call_cap": m.daily_call_cap,
-             "used_today": used_today(acc, m), "tool_access": m.tool_access, "project_access": m.project_access,
+             "used_today": used.get(m.email, 0), "tool_access": m.tool_access, "project_access": m.project_access,
              "local_run_enabled": m.local_run_enabled, "is_agent": is_agent(m.email),
              "name": agent_name(team, m.email) if is_agent(m.email) else None, "created_by": m.created_by}
             for m in team.org.members.values()]
@@ -170,14 +183,17 @@ def create_agent(acc: Accounts, member: Membership, org_id: int, body: dict[str,
 def agents(acc: Accounts, member: Membership, org_id: int) -> list[dict[str, Any]]:
     require_admin_of(member, org_id)
     team = member.team
+    found = [m for m in team.org.members.values() if is_agent(m.email)]
+    if not found:
+        return []
     seen = {a.email for a in team.org.activity if a.kind == "checkin"}
+    used = used_today(acc, team, seen)  # an agent that ever called is connected
     return [{"user_id": m.user.user_id, "name": agent_name(team, m.email), "email": m.email, "role": m.role,
-             "daily_call_cap": m.daily_call_cap, "used_today": used_today(acc, m), "tool_access": m.tool_access,
+             "daily_call_cap": m.daily_call_cap, "used_today": used.get(m.email, 0), "tool_access": m.tool_access,
              "project_access": m.project_access, "local_run_enabled": m.local_run_enabled,
              "pinned_tags": m.pinned_tags, "created_at": iso(m.created_ms), "created_by": m.created_by,
-             "promoted_from": m.promoted_from,
-             "connected": m.email in seen or bool(acc.model.calls.of_team(team.team_id, 1, user_email=m.email))}
-            for m in team.org.members.values() if is_agent(m.email)]
+             "promoted_from": m.promoted_from, "connected": m.email in seen}
+            for m in found]
 
 
 def observed(acc: Accounts, member: Membership, org_id: int) -> list[dict[str, Any]]:
@@ -188,15 +204,19 @@ def observed(acc: Accounts, member: Membership, org_id: int) -> list[dict[str, A
     since, today = now - 30 * callguard.DAY_MS, callguard.day_of(now) * callguard.DAY_MS
     promoted = {tuple(m.promoted_from.split("|", 1)) for m in team.org.members.values() if m.promoted_from}
     rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for record in acc.model.calls.of_team(team.team_id, 10**9, since_ms=since):
-        email, client = record.get("user_email") or "", record.get("client") or ""
-        if not client or client == "cli" or is_machine(email) or (email, client) in promoted:
+    latest: dict[tuple[str, str], int] = {}
+    for email, client, _label, at in acc.model.calls.scan(team.team_id, since):
+        if not client or client == "cli" or (email, client) in promoted or is_machine(email):
             continue
-        row = rows.setdefault((email, client), {"member": email, "client": client, "calls_30d": 0, "used_today": 0,
-                                                "last_seen": None})
+        row = rows.get((email, client))
+        if row is None:
+            row = rows[(email, client)] = {"member": email, "client": client, "calls_30d": 0, "used_today": 0,
+                                           "last_seen": None}
         row["calls_30d"] += 1
-        row["used_today"] += 1 if record["epoch_ms"] >= today else 0
-        row["last_seen"] = max(row["last_seen"] or "", iso(record["epoch_ms"]) or "")
+        row["used_today"] += 1 if at >= today else 0
+        latest[(email, client)] = max(latest.get((email, client), 0), at)
+    for key, at in latest.items():
+        rows[key]["last_seen"] = iso(at)
     return sorted(rows.values(), key=lambda r: (r["member"], r["client"]))
 
 

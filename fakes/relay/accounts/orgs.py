@@ -196,6 +196,7 @@ def usage(acc: Accounts, member: Membership, org_id: int, days: int) -> dict[str
     users: dict[str, dict[str, Any]] = {}
     tools: dict[str, int] = {}
     per_day: dict[str, int] = {}
+    by_day: dict[int, int] = {}
 
     def bump(email: str, kind: str, tool: str, at: int) -> None:
         row = users.setdefault(email, {"user_email": email, **dict.fromkeys(kinds, 0)})
@@ -205,9 +206,17 @@ def usage(acc: Accounts, member: Membership, org_id: int, days: int) -> dict[str
         day = iso_ms(at)[:10]
         per_day[day] = per_day.get(day, 0) + 1
 
-    for record in acc.model.calls.of_team(team.team_id, 10**9, since_ms=since):
-        bump(record.get("user_email") or "", "call", record.get("endpoint_id") or record.get("provider") or "-",
-             record["epoch_ms"])
+    by_user: dict[str, int] = {}
+    for email, _client, label, at in acc.model.calls.scan(team.team_id, since):
+        by_user[email] = by_user.get(email, 0) + 1
+        tools[label] = tools.get(label, 0) + 1
+        day = at // 86_400_000
+        by_day[day] = by_day.get(day, 0) + 1
+    for email, count in by_user.items():
+        users.setdefault(email, {"user_email": email, **dict.fromkeys(kinds, 0)})["call"] += count
+        totals["call"] += count
+    for day, count in by_day.items():
+        per_day[iso_ms(day * 86_400_000)[:10]] = count
     for row in team.org.activity:
         if row.created_ms >= since and (row.kind == "server_run" or row.method == "GRANT"):
             bump(row.email, "server_run" if row.kind == "server_run" else "local_run", row.tool, row.created_ms)
