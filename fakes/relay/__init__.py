@@ -20,7 +20,7 @@ from fakes.kernel.http import dumps
 
 from . import control, openapi, routes, rules
 from .accounts import billing as accounts_billing
-from .accounts import connections, control_extras, keys, logins
+from .accounts import connections, control_extras, ladder, logins
 from .accounts.orgdata import CreditBlock
 from .headers import Headers
 from .model import RelayModel
@@ -172,14 +172,14 @@ class RelayFake(Fake):
         self.model.known_provider(provider)
         known = self.model.provider(provider)
         assert known is not None
-        keys.control_tool(self.model.accounts, team, provider, known["host"], key)
+        ladder.control_tool(self.model.accounts, team, provider, known["host"], key)
         return {"team_id": team_id, "provider": provider, "kind": "own_tool"}
 
     def add_secret(self, team_id: str, provider: str, secret: str) -> dict[str, Any]:
         """Store a secret for ``provider`` (rung 2, injected through a virtual tool; never billed)."""
         team = self.model.team(team_id)
         self.model.known_provider(provider)
-        keys.control_secret(self.model.accounts, team, provider, secret)
+        ladder.control_secret(self.model.accounts, team, provider, secret)
         return {"team_id": team_id, "provider": provider, "kind": "secret"}
 
     def topup(self, team_id: str, amount_micro: int) -> dict[str, Any]:

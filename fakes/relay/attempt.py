@@ -17,7 +17,8 @@ from fakes.kernel.http import dumps
 
 from . import asyncjobs, billing, callguard
 from .accounts import billing as accounts_billing
-from .accounts.keys import require_tool_use, tool_key
+from .accounts.keys import require_tool_use
+from .accounts.ladder import tool_key
 from .catalogue import Entry
 from .errors import Refusal
 from .plans import PlannedCalls

@@ -19,7 +19,7 @@ from fakes.kernel.errors import ControlError
 from fakes.kernel.statecheck import StateReader, check_integer, check_text, refuse
 
 from . import asyncjobs, bodies
-from .accounts import keys
+from .accounts import ladder
 from .accounts import state as accounts_state
 from .teams import Team
 from .upstreams import CannedUpstream, FakeUpstream, validate_canned
@@ -72,7 +72,7 @@ def load(model: RelayModel, state: Any) -> None:
     elif model.teams:
         refuse("model.accounts", "is missing (the teams' members and their tokens are there)")
     for team in model.teams.values():
-        keys.refresh_ladder(model, team)
+        ladder.refresh_ladder(model, team)
     for record in read.objects("calls", max_items=2 * model.calls.limit) if read.has("calls") else []:
         model.calls.load(record)
     model.stats = _stats(read.mapping("stats") if read.has("stats") else {})

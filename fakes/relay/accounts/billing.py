@@ -122,7 +122,7 @@ def autotopup(acc: Accounts, member: Membership, body: dict[str, Any], base: str
     bill.autotopup_enabled = body["enabled"]
     if body["enabled"]:
         bill.disabled_reason, bill.failures = None, 0
-    from .keys import refresh_ladder
+    from .ladder import refresh_ladder
 
     refresh_ladder(acc.model, member.team)  # an armed team's charges are checked after each call
     answer = state(acc, member.team)

@@ -22,7 +22,7 @@ from fakes.kernel.errors import ServiceError
 
 from .. import data
 from .identity import require_can_register
-from .keys import refresh_ladder
+from .ladder import refresh_ladder
 from .orgdata import SecretRow, ToolRow
 from .orgs import iso
 from .pending import Connect

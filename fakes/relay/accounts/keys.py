@@ -1,18 +1,15 @@
 """A team's credentials: secrets (values stored, never shown) and tools (an upstream base URL with
 credential bindings), as treg keeps them (``src/treg/api.py``: ``create_secret`` 7065-7079,
 ``update_secret`` 7092-7126, ``delete_secret`` 7129-7149, ``create_tool`` 7291-7320,
-``_validate_bindings`` 7198-7250, ``list_tools`` 7323-7329, ``delete_tool`` 7386-7398,
-``grant_local_run`` 7464-7558, ``report_local_run`` 7561-7600).
+``_validate_bindings`` 7198-7250, ``list_tools`` 7323-7329, ``delete_tool`` 7386-7398).
 
-The credential ladder reads them: a team tool on a provider's host is rung 1 (``own_tool``), a
-secret tagged with the provider or named exactly like it is rung 2 (``secret``; treg
-``_marketplace_secret`` 9594-9606). :func:`refresh_ladder` keeps the team's lookup tables in step
-after every change, so a repeated call still answers from its plan.
+The credential ladder reads them (:mod:`.ladder`); their local runs are in :mod:`.localrun`.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 import socket
 from typing import TYPE_CHECKING, Any
@@ -20,21 +17,15 @@ from urllib.parse import urlsplit
 
 from fakes.kernel.errors import ServiceError
 
-from ..teams import RESOLVE
-from .identity import require_can_register
-from .orgdata import Activity, SecretRow, ToolRow
+from .ladder import refresh_ladder
+from .orgdata import SecretRow, ToolRow
 from .people import Membership, role_at_least
 
 if TYPE_CHECKING:
-    from ..model import RelayModel
-    from ..teams import Team
     from .identity import Accounts
 
 INJECTORS = ("env", "cli_auth", "secret_file", "oauth")  # treg injectors.py
 AUTH_MECHANISMS = ("env", "argv", "config_file", "device")
-VERDICTS = ("ok", "credential_invalid", "unknown_error")  # treg localrun.py
-_SECRET_ARG = re.compile(r"\b(?:sk|pk|rk|ghp|gho|ghs|glpat|AKIA|AIza|xox[baprs])[A-Za-z0-9_\-]{6,}\b"
-                         r"|\b[A-Za-z0-9_\-]{24,}\b")
 
 
 def secret_view(secret: SecretRow) -> dict[str, Any]:
@@ -142,8 +133,6 @@ def delete_secret(acc: Accounts, member: Membership, secret_id: int) -> dict[str
 
 
 def _is_json_object(text: str) -> bool:
-    import json
-
     try:
         return isinstance(json.loads(text), dict)
     except ValueError:
@@ -324,177 +313,3 @@ def delete_tool(acc: Accounts, member: Membership, tool_id: int) -> dict[str, An
     del member.team.org.tools[tool_id]
     refresh_ladder(acc.model, member.team)
     return {"deleted": tool_id}
-
-
-# -- local runs --------------------------------------------------------------------------------------------
-def redact_argv(argv: list[str]) -> list[str]:
-    """Credentials typed inline are masked before the argv is kept (treg ``_redact_argv_list``)."""
-    out, mask_next = [], False
-    for arg in argv:
-        if mask_next:
-            out.append("***")
-            mask_next = False
-            continue
-        if re.fullmatch(r"--?(token|password|passwd|pass|pwd|api[-_]?key|secret|auth|bearer|credential)s?", arg, re.I):
-            out.append(arg)
-            mask_next = True
-            continue
-        arg = re.sub(r"(--?(token|password|api[-_]?key|secret|auth|credential)s?)=\S+", r"\1=***", arg, flags=re.I)
-        out.append(_SECRET_ARG.sub("***", arg))
-    return out
-
-
-def grant(acc: Accounts, member: Membership, name: str, argv: list[str], client: str,
-          check_cap: Any) -> dict[str, Any]:
-    """treg ``grant_local_run``: the process material for one local run of a tool's CLI (the
-    secret values its profile injects), audited; refused by the tool ACL, the member's local-run
-    switch, the daily cap, or the profile's deny patterns (403, audited as a refusal)."""
-    require_can_register(member)
-    org = member.team.org
-    tool = org.tool_named(name)
-    if tool is None:
-        raise ServiceError(404, "tool not found", code="not_found")
-    require_tool_use(member, tool)
-    if member.role != "owner" and not member.local_run_enabled:
-        raise ServiceError(403, "local execution is disabled for you — run on the server instead (`treg run "
-                                "--server`), or ask an admin to enable local runs for your account", code="forbidden")
-    check_cap(member)
-    profile = tool.cli
-    if not profile:
-        raise ServiceError(409, f"the relay doesn't know how to inject credentials into {tool.name!r}. Add a \"cli\" "
-                                "block to the skill's treg.json", code="conflict")
-    if not profile.get("enabled"):
-        raise ServiceError(403, f"local runs are disabled for {tool.name!r} — an owner/admin can enable them: treg "
-                                f"tool update {tool.name} --local-run on", code="forbidden")
-    joined = " ".join(argv)
-    for pattern in profile.get("deny") or []:
-        if re.search(pattern, joined):
-            _audit(acc, member, tool.name, "DENY", " ".join(redact_argv(argv)), 403, client)
-            raise ServiceError(403, f"denied by the skill: pattern {pattern!r}. The skill's creator controls this "
-                                    "list (cli.deny in treg.json).", code="forbidden")
-    items = []
-    bound = [b["secret_id"] for b in tool.bindings if isinstance(b.get("secret_id"), int)]
-    for entry in profile.get("inject") or []:
-        secret_id = entry.get("secret_id") if isinstance(entry.get("secret_id"), int) else (bound[0] if bound else None)
-        secret = org.secrets.get(secret_id) if secret_id is not None else None
-        if secret is None:
-            raise ServiceError(409, f"{tool.name}: a secret the cli profile injects is missing", code="conflict")
-        items.append({"via": entry.get("via", "env"), "name": entry.get("name", ""), "value": secret.value})
-    audit_id = _audit(acc, member, tool.name, "GRANT", " ".join(redact_argv(argv)), 200, client)
-    return {"bin": profile.get("bin", tool.name), "inject": items, "ttl_seconds": None,
-            "install": profile.get("install"), "noninteractive": profile.get("noninteractive") or [],
-            "warnings": list(profile.get("warnings") or []), "errors": profile.get("errors") or [],
-            "redact_output": False, "audit_id": audit_id}
-
-
-def run_report(acc: Accounts, member: Membership, name: str, body: dict[str, Any]) -> dict[str, Any]:
-    require_can_register(member)
-    if body["verdict"] not in VERDICTS:
-        raise ServiceError(422, f"verdict must be one of {VERDICTS}", code="validation_error")
-    org = member.team.org
-    granted = next((a for a in org.activity if a.activity_id == body["audit_id"]), None)
-    if granted is None or granted.method != "GRANT" or granted.tool != name or granted.email != member.email:
-        raise ServiceError(404, "no matching grant for that audit_id", code="not_found")
-    tool = org.tool_named(name)
-    if tool is None:
-        raise ServiceError(404, "tool not found", code="not_found")
-    marked = []
-    if body["verdict"] == "credential_invalid":
-        bound = [b["secret_id"] for b in tool.bindings if isinstance(b.get("secret_id"), int)]
-        injected = (tool.cli or {}).get("inject") or []
-        for secret_id in {e.get("secret_id", bound[0] if bound else None) for e in injected}:
-            secret = org.secrets.get(secret_id) if isinstance(secret_id, int) else None
-            if secret is not None and secret.kind != "param":
-                secret.health_status = "invalid"
-                secret.health_detail = f"local run of {tool.name} reported an auth failure (exit {body['exit_code']})"
-                secret.health_checked_ms = acc.now()
-                marked.append(secret.name)
-    _audit(acc, member, tool.name, "REPORT", f"exit={body['exit_code']} verdict={body['verdict']}", 200, "")
-    return {"ok": True, "marked_invalid": marked}
-
-
-def _audit(acc: Accounts, member: Membership, tool: str, method: str, detail: str, status: int, client: str) -> int:
-    number = acc.next("activity")
-    member.team.org.add_activity(Activity(number, "local_run", member.email, tool, method, detail[:500], status,
-                                          acc.now(), client))
-    return number
-
-
-# -- the ladder ----------------------------------------------------------------------------------------------
-def refresh_ladder(model: RelayModel, team: Team) -> None:
-    """The team's rung-1 and rung-2 lookup (provider -> key) from its tools and secrets. A provider
-    whose tools need a per-call choice (several on its host, a path-scoped base URL, a project
-    scope) maps to ``RESOLVE``: the full pipeline resolves those calls (treg ``_resolve_call``)."""
-    org = team.org
-    on_host: dict[str, list[ToolRow]] = {}
-    for tool in org.tools.values():
-        provider = model.provider_for_host(tool.host.split(":")[0])
-        if provider is not None:
-            on_host.setdefault(provider, []).append(tool)
-    tools: dict[str, str] = {}
-    for provider, found in on_host.items():
-        only = found[0]
-        simple = (len(found) == 1 and urlsplit(only.base_url).path in ("", "/") and only.project_id is None
-                  and _bearer_only(only))
-        tools[provider] = tool_key(org, only) if simple else RESOLVE
-    secrets: dict[str, str] = {}
-    for secret in sorted(org.secrets.values(), key=lambda s: s.secret_id):  # newest wins
-        if secret.provider:
-            secrets[secret.provider] = secret.value
-    for secret in sorted(org.secrets.values(), key=lambda s: s.secret_id):
-        if not secret.provider and model.provider(secret.name) is not None and secret.name not in {
-                s.provider for s in org.secrets.values()}:
-            secrets[secret.name] = secret.value
-    team.tools, team.secrets = tools, secrets
-    team.plannable = not org.guarded and not any(model.entry(t.name) is not None for t in org.tools.values())
-
-
-def _bearer_only(tool: ToolRow) -> bool:
-    """Whether the tool injects at most one key as ``Authorization: Bearer`` (the fast path's form)."""
-    if len(tool.bindings) > 1:
-        return False
-    return all(b.get("location", "header") == "header"
-               and str(b.get("name", "Authorization")).lower() == "authorization"
-               and str(b.get("format", "{secret}")) == "Bearer {secret}" for b in tool.bindings)
-
-
-def tool_key(org: Any, tool: ToolRow) -> str:
-    """The key a tool injects (its first binding's secret), or "" for a tool needing none."""
-    for binding in tool.bindings:
-        secret = org.secrets.get(binding.get("secret_id"))
-        if secret is not None:
-            return str(secret.value)
-    return ""
-
-
-# -- the control plane's shortcuts (no HTTP checks: the test sets its own world up) ------------------
-def control_tool(acc: Accounts, team: Team, provider: str, host: str, key: str) -> None:
-    """Rung 1 for ``provider``: a tool named after it on its host, with ``key`` in a secret of its own
-    (a second call replaces the key)."""
-    org = team.org
-    owner = next(iter(org.members.values())).email if org.members else ""
-    tool = org.tool_named(provider)
-    if tool is not None and tool.bindings and tool.bindings[0].get("secret_id") in org.secrets:
-        org.secrets[tool.bindings[0]["secret_id"]].value = key
-    else:
-        secret = SecretRow(acc.next("secret"), f"{provider}-key", owner, "env", key, acc.now())
-        org.secrets[secret.secret_id] = secret
-        binding = {"secret_id": secret.secret_id, "injector": "env", "location": "header", "name": "Authorization",
-                   "format": "Bearer {secret}"}
-        name = provider if tool is None else f"{provider}-{secret.secret_id}"
-        made = ToolRow(acc.next("tool"), name, owner, f"https://{host}", host, [binding], acc.now())
-        org.tools[made.tool_id] = made
-    refresh_ladder(acc.model, team)
-
-
-def control_secret(acc: Accounts, team: Team, provider: str, value: str) -> None:
-    """Rung 2 for ``provider``: a secret tagged with it (a second call replaces the value)."""
-    org = team.org
-    found = next((s for s in org.secrets.values() if s.provider == provider), None)
-    if found is not None:
-        found.value = value
-    else:
-        owner = next(iter(org.members.values())).email if org.members else ""
-        secret = SecretRow(acc.next("secret"), provider, owner, "env", value, acc.now(), provider=provider)
-        org.secrets[secret.secret_id] = secret
-    refresh_ladder(acc.model, team)

@@ -17,6 +17,11 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.errors import ServiceError
@@ -80,8 +85,6 @@ def orgs_brief(acc: Accounts, user: User) -> list[dict[str, Any]]:
 def cli_approve(acc: Accounts, user: User | None, login_id: str, code: str | None, org: str | None
                 ) -> dict[str, Any]:
     """Complete a CLI login from a signed-in browser (the pairing code proves it is the same person)."""
-    import re
-
     if user is None:
         raise ServiceError(401, "no session", code="unauthorized")
     if not re.fullmatch(LOGIN_ID, login_id or ""):
@@ -185,11 +188,6 @@ def signin_callback(acc: Accounts, provider: str, code: str, state: str, cookie_
 
 
 def _code_claims(acc: Accounts, code: str) -> dict[str, Any] | None:
-    import base64
-    import hashlib
-    import hmac
-    import json
-
     payload, _, signature = code.partition(".")
     try:
         raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))

@@ -8,13 +8,16 @@ landing page's sandbox (5466-5537; ``sandbox.py``), and the sample skills.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.errors import ServiceError
 
 from .. import callguard, data
 from .identity import require_can_register
-from .keys import redact_argv, refresh_ladder, require_tool_use
+from .keys import require_tool_use
+from .ladder import refresh_ladder
+from .localrun import redact_argv
 from .orgdata import Activity, SecretRow, ToolRow
 from .orgs import iso, remove_team
 from .people import DEMO_DOMAIN, SANDBOX_DOMAIN, Membership, User, slugify
@@ -60,10 +63,11 @@ def run_health(acc: Accounts, member: Membership, all_orgs: bool) -> dict[str, A
     org = member.team.org
     now = acc.now()
     checked = ok = invalid = 0
+    used = {b.get("secret_id") for t in org.tools.values() for b in t.bindings}
     for secret in org.secrets.values():
         if secret.kind == "param":
             continue
-        bound = any(b.get("secret_id") == secret.secret_id for t in org.tools.values() for b in t.bindings)
+        bound = secret.secret_id in used
         bad = "invalid" in secret.value.lower()
         status, detail = ("invalid", "the provider refused the key") if bad else (
             ("ok", "probe answered 200") if bound else ("unknown", "no tool uses this secret"))
@@ -203,8 +207,6 @@ def skill_files(name: str, base: str, token: str | None) -> dict[str, str]:
     contract = {"base_url": skill["base_url"], "secrets": [{"name": skill["key"], "file": f".secrets/{skill['key']}"}],
                 "bindings": [{"secret": skill["key"], "location": "header", "name": "Authorization",
                               "format": "Bearer {secret}"}]}
-    import json
-
     return {"SKILL.md": recipe, "treg.json": json.dumps(contract, indent=2)}
 
 

@@ -5,6 +5,7 @@ routes check (fakes/relay/accounts/schemas.py)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fakes.kernel.openapi import json_response_spec
@@ -232,6 +233,4 @@ def paths(error: Schema, security: list[dict[str, list[str]]]) -> dict[str, Any]
 
 
 def _path_names(path: str) -> list[str]:
-    import re
-
     return re.findall(r"{([^}]+)}", path)

@@ -18,7 +18,7 @@ from fakes.kernel.errors import ServiceError
 
 from .. import asyncjobs, callguard
 from .identity import require_admin_of, require_in, require_owner_of
-from .keys import refresh_ladder
+from .ladder import refresh_ladder
 from .people import PUBLIC_DEMO_DOMAIN, SANDBOX_DOMAIN, Membership, User
 
 if TYPE_CHECKING:

@@ -17,7 +17,8 @@ from fakes.kernel.errors import ServiceError
 from .. import callguard
 from ..errors import Refusal
 from .identity import require_admin_of, require_in
-from .keys import refresh_ladder, tool_usable
+from .keys import tool_usable
+from .ladder import refresh_ladder
 from .orgdata import TAG_DEFAULT, DenyRule, Pin, Project, TagBudget
 from .orgs import iso
 from .people import Membership, slugify

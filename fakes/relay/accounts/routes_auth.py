@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 import re
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -81,8 +81,6 @@ async def login_page(request: Request) -> Response:
     login_id = request.query_params.get("cli", "")
     if not login_id:
         return RedirectResponse("/app", status_code=302)
-    import re
-
     if not re.fullmatch(logins.LOGIN_ID, login_id):
         return page("Login failed", "Bad login link. Run treg login again.", status=400)
     form = (f'<form method="post" action="{html.escape(base_url(request))}/login">'
@@ -95,8 +93,6 @@ async def login_page(request: Request) -> Response:
 
 async def login_submit(request: Request) -> Response:
     """The page's form: the e-mail signs in (as a browser proving it would) and approves the login."""
-    from urllib.parse import parse_qs
-
     form = parse_qs((await request.body()).decode("utf-8", "replace"))
     acc = accounts_of(request)
     login_id, email = form.get("login_id", [""])[0], form.get("email", [""])[0]
@@ -185,8 +181,6 @@ async def invite_signin(request: Request) -> Response:
 
 
 async def invite_signin_confirm(request: Request) -> Response:
-    from urllib.parse import parse_qs
-
     acc = accounts_of(request)
     form = parse_qs((await request.body()).decode("utf-8", "replace"))
     invite = invites.by_link(acc, form.get("t", [""])[0].strip())

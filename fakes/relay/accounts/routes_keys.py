@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from . import connections, keys, schemas, skills
+from . import connections, keys, localrun, schemas, skills
 from .http import accounts_of, client_of, member, model_of, ok, path_int, read_body
 from .identity import require_can_register
 from .routes_auth import base_url, page
@@ -58,14 +58,14 @@ async def grant(request: Request) -> Response:
     acc = accounts_of(request)
     from .. import callguard
 
-    return ok(keys.grant(acc, caller, request.path_params["name"], list(body.get("argv", [])), client_of(request),
+    return ok(localrun.grant(acc, caller, request.path_params["name"], list(body.get("argv", [])), client_of(request),
                          lambda m: callguard.check_member_cap(acc.model, m, acc.now())))
 
 
 async def run_report(request: Request) -> Response:
     caller = member(request)
     body = await read_body(request, schemas.RUN_REPORT)
-    return ok(keys.run_report(accounts_of(request), caller, request.path_params["name"], body))
+    return ok(localrun.run_report(accounts_of(request), caller, request.path_params["name"], body))
 
 
 async def register_skill(request: Request) -> Response:

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from fakes.kernel.errors import ServiceError
 
 from .identity import require_can_register
-from .keys import can_manage, check_bindings, check_cli, public_base_url, refresh_ladder, secret_view, tool_view
+from .keys import can_manage, check_bindings, check_cli, public_base_url, secret_view, tool_view
+from .ladder import refresh_ladder
 from .orgdata import Bundle, SecretRow, ToolRow
 from .people import Membership
 
