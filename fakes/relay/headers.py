@@ -3,6 +3,7 @@ service's names)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 
@@ -26,3 +27,9 @@ class Headers:
         self.lower_prefix = p.lower() + "-"
         self.lower_prefix_b = self.lower_prefix.encode()
         self.token_b, self.body_encoding_b = self.token.lower().encode(), self.body_encoding.lower().encode()
+
+
+@functools.lru_cache(maxsize=16)
+def headers_for(prefix: str) -> Headers:
+    """The names under ``prefix``, one object per prefix shared by every model (they never change)."""
+    return Headers(prefix)

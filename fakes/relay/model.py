@@ -17,7 +17,7 @@ from .accounts.orgdata import CreditBlock
 from .accounts.people import Membership, User, slugify
 from .calls import CallPipeline
 from .catalogue import Entry, Provider
-from .headers import Headers
+from .headers import headers_for
 from .plans import Plan
 from .records import CallRecords
 from .saturation import Saturation
@@ -33,7 +33,7 @@ class RelayModel(CallPipeline):
         self.clock = clock
         self.settings = settings
         self.seed = seed
-        self.h = Headers(settings.header_prefix)
+        self.h = headers_for(settings.header_prefix)
         self.prefix = self.h.prefix
         self.base = catalogue.build(seed, settings.providers, settings.endpoints, settings.relay_name,
                                     settings.upstream_rate_limit, settings.trial_allowance)

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 
 class Accounts:
+    __slots__ = ("by_email", "by_slug", "checkouts", "cli_logins", "connects", "invites", "model", "otp_starts",
+                 "otps", "sandbox_hits", "seq", "signer", "signins", "users")
+
     def __init__(self, model: RelayModel) -> None:
         self.model = model
         self.signer = Signer(model.seed, model.settings.relay_name)

@@ -34,6 +34,8 @@ def _unb64(text: str) -> bytes:
 
 
 class Signer:
+    __slots__ = ("key", "relay_name", "seed")
+
     def __init__(self, seed: int, relay_name: str) -> None:
         self.key = hashlib.blake2b(repr((seed, "signing key")).encode(), digest_size=32).digest()
         self.relay_name = relay_name
