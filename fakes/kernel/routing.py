@@ -47,9 +47,9 @@ class ServiceRouter(Router):
     def __init__(self, routes: Sequence[BaseRoute]) -> None:
         super().__init__(routes=list(routes))
         self._remembered: dict[tuple[str, str, str], _Remembered] = {}
-        for route in self.routes:  # kept on the route: routes shared by many fakes (worlds) build theirs once
-            if isinstance(route, Route) and getattr(route, _LEAN, None) is None:
-                setattr(route, _LEAN, _lean_app(route))
+        # each route's lean app is made at its first match and kept on the route: a world (a router
+        # of its own over the same routes) that answers a few paths pays for those alone, and routes
+        # shared by many fakes (worlds) build theirs once
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or "path_params" in scope:  # nested or not HTTP: Starlette's way
@@ -78,9 +78,12 @@ class ServiceRouter(Router):
         for route in self.routes:
             match, child_scope = route.matches(scope)
             if match is Match.FULL:
-                lean = getattr(route, _LEAN, None)
-                if lean is None or not isinstance(route, Route):
+                if not isinstance(route, Route):
                     return None
+                lean = getattr(route, _LEAN, None)
+                if lean is None:
+                    lean = _lean_app(route)
+                    setattr(route, _LEAN, lean)
                 return lean, route, child_scope["path_params"]
             if match is Match.PARTIAL:  # Starlette goes on looking for a full match; so do we
                 continue

@@ -13,8 +13,10 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
+from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
+from fakes.kernel.http import dumps
 
 from . import problems
 from .control import control_routes
@@ -28,6 +30,9 @@ from .settings import VideoSettings
 __all__ = ["VideoFake", "VideoModel", "VideoSettings"]
 
 SAMPLE_VIDEOS = 100
+#: route lists by settings (immutable once built; like the kernel's parse caches, bounded)
+_SHARED_ROUTES: dict[bytes, list[BaseRoute]] = {}
+MAX_SHARED_ROUTE_SETS = 32
 
 
 class VideoFake(Fake):
@@ -51,7 +56,15 @@ class VideoFake(Fake):
         return VideoModel(self.clock, self.settings, self.seed)
 
     def routes(self) -> list[BaseRoute]:
-        return service_routes(self)
+        """The service's routes, built once per settings and shared by a fake and its worlds (each
+        request reads the fake serving it): a world costs no routes of its own."""
+        key = dumps(self.settings.to_dict())
+        routes = _SHARED_ROUTES.get(key)
+        if routes is None:
+            if len(_SHARED_ROUTES) >= MAX_SHARED_ROUTE_SETS:
+                _SHARED_ROUTES.clear()
+            routes = _SHARED_ROUTES[key] = service_routes(self.settings)
+        return routes
 
     def control_routes(self) -> list[BaseRoute]:
         return control_routes(self)
@@ -93,6 +106,12 @@ class VideoFake(Fake):
         (the limits themselves are tested in tests/video)."""
         return {"rate_limits": {"uploads": 1_000_000, "writes": 1_000_000, "reads": 1_000_000}}
 
+    def bench_operations(self) -> list[BenchOperation]:
+        """One request per public operation (bench.py): the benchmark's ``operations`` part."""
+        from .bench import bench_operations
+
+        return bench_operations(self)
+
     def sample_request(self) -> tuple[str, str]:
         """``GET /videos`` of a project holding 100 videos (a full page; see :meth:`auth_headers`).
         That project is no longer rate-limited (a flag in its own state), so the request answers 200
@@ -123,10 +142,17 @@ class VideoFake(Fake):
         return now
 
     # -- control plane as Python --------------------------------------------------------------
-    def create_project(self, *, rate_limited: bool = True) -> dict[str, Any]:
-        """A project with one key per environment: ``{"project_id", "sandbox_key", "production_key"}``.
-        ``rate_limited=False``: no rate limit counts or refuses its requests (for load tests)."""
-        return self.model.create_project(rate_limited=rate_limited)
+    def create_project(self, *, rate_limited: bool = True, keeps_discarded: bool | None = None) -> dict[str, Any]:
+        """A project with one key per environment: ``{"project_id", "sandbox_key", "production_key",
+        "keeps_discarded"}``. ``rate_limited=False``: no rate limit counts or refuses its requests (for
+        load tests); ``keeps_discarded``: the Video Restore feature (default: the setting
+        ``keep_discarded_videos``)."""
+        return self.model.create_project(rate_limited=rate_limited, keeps_discarded=keeps_discarded)
+
+    def set_keeps_discarded(self, project_id: Any, keeps_discarded: bool) -> dict[str, Any]:
+        """Turn a project's Video Restore feature on or off (deleted videos are discarded, then purged
+        after ``discarded_retention_s``); videos discarded already stay discarded."""
+        return self.model.set_keeps_discarded(project_id, keeps_discarded)
 
     def usage(self, project: str | None = None) -> dict[str, Any]:
         """Usage figures and dollars per project (all projects without ``project``)."""
@@ -134,14 +160,37 @@ class VideoFake(Fake):
         return self.model.usage_report(project)
 
     def webhook_deliveries(self) -> list[dict[str, Any]]:
-        """The outbox: every delivery made, oldest first, with its outcome."""
+        """The outbox: every delivery made, oldest first, with its outcome (each delivery made so far
+        is attempted first, within ``webhook_timeout_s``, so that what it says does not race the
+        sender thread)."""
         self.sync()
+        self.dispatcher.wait(self.settings.webhook_timeout_s + 1)
+        return self.outbox()
+
+    def outbox(self) -> list[dict[str, Any]]:
         return [d.to_json() for d in list(self.model.webhooks.outbox)]
 
     def record_view(self, video_id: Any, seconds: Any) -> dict[str, Any]:
         """Count ``seconds`` of ``video_id`` as watched (minutes watched of the usage)."""
         self.sync()
         return self.model.record_view(video_id, seconds)
+
+    def broadcast(self, live_stream_id: Any, seconds: Any, *, record: Any = True, height: Any = 720) -> dict[str, Any]:
+        """Broadcast to a live stream for ``seconds`` from now (the fake's stand-in for an RTMP
+        client): ``broadcasting`` until then (or until ``complete``), webhooks at start and end, and
+        when ``record``, a video of the recording at the end."""
+        self.sync()
+        try:
+            return self.model.start_broadcast(live_stream_id, seconds, record, height)
+        finally:
+            self.dispatch()
+
+    def add_plays(self, plays: Any) -> dict[str, Any]:
+        """Record viewing sessions for analytics and usage: one play ``{"mediaId", "seconds", "viewer",
+        "country", "deviceType", "operatingSystem", "browser", "referrer", "at", "ended",
+        "impressionTimeMs", "count"}`` or ``{"plays": [...]}`` (all checked before any is kept)."""
+        self.sync()
+        return self.model.add_plays(plays)
 
     def wait_for_webhooks(self, timeout: float = 5.0) -> bool:
         """Emit what the clock passed, then wait until every delivery was attempted."""

@@ -6,6 +6,7 @@ kernel's control shape ``{"error", "message"}``.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
@@ -19,14 +20,21 @@ if TYPE_CHECKING:
     from . import VideoFake
 
 VIEW_FIELDS = frozenset({"videoId", "seconds"})
+BROADCAST_FIELDS = frozenset({"seconds", "record", "height"})
 
 
 def control_routes(fake: VideoFake) -> list[BaseRoute]:
     async def projects(request: Request) -> Response:
-        body = await read_json_object(request, error=ControlError)
-        if body:
-            raise ControlError(400, "POST /_fake/projects takes an empty object {}", code="unknown_field")
-        return json_response(fake.create_project(), 201)
+        body = await read_json_object(request, error=ControlError) if await request.body() else {}
+        unknown = sorted(set(body) - {"keeps_discarded"})
+        if unknown:
+            raise ControlError(400, "POST /_fake/projects takes {} or {\"keeps_discarded\": true|false}",
+                               code="unknown_field", field=unknown[0][:100])
+        keeps = body.get("keeps_discarded")
+        if "keeps_discarded" in body and not isinstance(keeps, bool):
+            raise ControlError(400, "keeps_discarded must be true or false", code="invalid_project",
+                               field="keeps_discarded")
+        return json_response(fake.create_project(keeps_discarded=keeps), 201)
 
     async def usage(request: Request) -> Response:
         unknown = sorted(set(request.query_params) - {"project"})
@@ -36,7 +44,11 @@ def control_routes(fake: VideoFake) -> list[BaseRoute]:
         return json_response(fake.usage(request.query_params.get("project")))
 
     async def deliveries(request: Request) -> Response:
-        return json_response({"deliveries": fake.webhook_deliveries()})
+        # the deliveries made so far are attempted first, waited for off the event loop (a receiver
+        # may be this very server)
+        fake.sync()
+        await asyncio.to_thread(fake.dispatcher.wait, fake.settings.webhook_timeout_s + 1)
+        return json_response({"deliveries": fake.outbox()})
 
     async def views(request: Request) -> Response:
         body = await read_json_object(request, error=ControlError)
@@ -46,8 +58,31 @@ def control_routes(fake: VideoFake) -> list[BaseRoute]:
             raise ControlError(400, "send {\"videoId\": \"vi...\", \"seconds\": N}", code="invalid_view")
         return json_response(fake.record_view(body["videoId"], body["seconds"]), 201)
 
+    async def project(request: Request) -> Response:
+        body = await read_json_object(request, error=ControlError)
+        if set(body) != {"keeps_discarded"} or not isinstance(body["keeps_discarded"], bool):
+            raise ControlError(400, "send {\"keeps_discarded\": true|false}", code="invalid_project",
+                               field="keeps_discarded")
+        return json_response(fake.set_keeps_discarded(request.path_params["project_id"], body["keeps_discarded"]))
+
+    async def broadcast(request: Request) -> Response:
+        body = await read_json_object(request, error=ControlError)
+        unknown = sorted(set(body) - BROADCAST_FIELDS)
+        if unknown or "seconds" not in body:
+            raise ControlError(400, "send {\"seconds\": N, \"record\": true, \"height\": 720}",
+                               code="invalid_broadcast", field=(unknown or ["seconds"])[0][:100])
+        return json_response(fake.broadcast(request.path_params["live_stream_id"], body["seconds"],
+                                            record=body.get("record", True), height=body.get("height", 720)), 201)
+
+    async def plays(request: Request) -> Response:
+        body = await read_json_object(request, error=ControlError)
+        return json_response(fake.add_plays(body), 201)
+
     return [
         Route("/projects", projects, methods=["POST"]),
+        Route("/projects/{project_id}", project, methods=["PATCH"]),
+        Route("/live-streams/{live_stream_id}/broadcast", broadcast, methods=["POST"]),
+        Route("/plays", plays, methods=["POST"]),
         Route("/usage", usage, methods=["GET"]),
         Route("/webhooks/deliveries", deliveries, methods=["GET"]),
         Route("/views", views, methods=["POST"]),

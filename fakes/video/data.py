@@ -67,6 +67,28 @@ def summary_id(seed: int, number: int) -> str:
     return "summary_" + token(seed, "summary", number)
 
 
+def player_id(seed: int, number: int) -> str:
+    return "pl" + token(seed, "player", number)
+
+
+def live_stream_id(seed: int, number: int) -> str:
+    return "li" + token(seed, "live-stream", number)
+
+
+def stream_key(seed: int, number: int) -> str:
+    """A live stream's key in the vendor's uuid-like form (8-4-4-4-12 hexadecimal digits)."""
+    digest = hashlib.sha256(f"{seed}:stream-key:{number}".encode()).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+
+
+def watermark_id(seed: int, number: int) -> str:
+    return "watermark_" + token(seed, "watermark", number)
+
+
+def upload_token(seed: int, number: int) -> str:
+    return "to" + token(seed, "upload-token", number)
+
+
 def access_token(seed: int, number: int) -> str:
     return "at." + token(seed, "access", number, 40)
 

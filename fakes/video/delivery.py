@@ -25,24 +25,29 @@ if TYPE_CHECKING:
     from . import VideoFake
 
 TICK_S = 0.2
+_START_LOCK = threading.Lock()  # starting a sender thread is rare: one lock for every fake
 
 
 class Dispatcher:
     def __init__(self, fake: VideoFake) -> None:
         self._fake = weakref.ref(fake)
-        self._queue: queue.Queue[Delivery] = queue.Queue()
+        # the queue and the thread come with the first delivery (most fakes and worlds send none)
+        self._queue: queue.Queue[Delivery] | None = None
         self._thread: threading.Thread | None = None
-        self._start_lock = threading.Lock()
 
     def submit(self, deliveries: list[Delivery]) -> None:
+        if not deliveries:
+            return
+        self.ensure_running()
+        assert self._queue is not None
         for delivery in deliveries:
             if delivery.deliverable:
                 self._queue.put(delivery)
-        if deliveries:
-            self.ensure_running()
 
     def ensure_running(self) -> None:
-        with self._start_lock:
+        with _START_LOCK:
+            if self._queue is None:
+                self._queue = queue.Queue()
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=_run, args=(self._fake, self._queue),
                                                 name="fakes-video-webhooks", daemon=True)
@@ -50,10 +55,13 @@ class Dispatcher:
 
     def wait(self, timeout: float) -> bool:
         """True once every submitted delivery was attempted (within ``timeout`` seconds)."""
+        work = self._queue
+        if work is None:
+            return True  # nothing was ever submitted
         done = threading.Event()
 
         def joiner() -> None:
-            self._queue.join()
+            work.join()
             done.set()
 
         threading.Thread(target=joiner, daemon=True).start()

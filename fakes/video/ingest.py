@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.statecheck import StateReader, check_integer, refuse
 
 from .problems import upload_error
 from .settings import VideoSettings
@@ -26,6 +27,7 @@ from .settings import VideoSettings
 _BYTES = re.compile(r"bytes ([0-9]{1,20})-([0-9]{1,20})/([0-9]{1,20})")
 _PART = re.compile(r"part ([0-9]{1,20})/([0-9]{1,20}|\*)")
 CR = '"Content-Range"'
+MAX_STATE_BYTES = 10**15  # far beyond max_total_bytes; an imported figure past it is not a real upload
 
 
 def cr_error(slug: str, title: str, detail: str | None = None) -> ServiceError:
@@ -94,11 +96,28 @@ class UploadSession:
                 "parts": {str(k): v for k, v in self.parts.items()}}
 
     @classmethod
-    def from_state(cls, row: dict[str, Any]) -> UploadSession:
-        if row["mode"] not in ("single", "bytes", "part"):
-            raise ValueError(f"unknown upload mode {row['mode']!r}")
-        return cls(row["mode"], None if row["total"] is None else int(row["total"]),
-                   [(int(a), int(b)) for a, b in row["ranges"]], {int(k): int(v) for k, v in row["parts"].items()})
+    def from_state(cls, read: StateReader) -> UploadSession:
+        """An upload of an imported state: ranges and parts within the reference's limits."""
+        read.only(("mode", "total", "ranges", "parts"))
+        mode = read.choice("mode", ("single", "bytes", "part"))
+        total = read.integer("total", minimum=0, maximum=MAX_STATE_BYTES, nullable=True)
+        ranges = []
+        for index, pair in enumerate(read.array("ranges", max_items=100_000)):
+            where = f"{read.where('ranges')}[{index}]"
+            if not isinstance(pair, list) or len(pair) != 2:
+                refuse(where, "must be [from, to]")
+            first = check_integer(pair[0], where, minimum=0, maximum=MAX_STATE_BYTES)
+            last = check_integer(pair[1], where, minimum=first, maximum=MAX_STATE_BYTES)
+            ranges.append((first, last))
+        parts = {}
+        for key, size in read.mapping("parts").items():
+            where = f"{read.where('parts')}.{key}"
+            if not key.isdigit() or not 1 <= int(key) <= 100_000:
+                refuse(where, "must be a part number")
+            parts[int(key)] = check_integer(size, where, minimum=0, maximum=MAX_STATE_BYTES)
+        if (mode != "part" and parts) or (mode == "part" and ranges):
+            refuse(read.where("mode"), "does not match the ranges and parts received")
+        return cls(mode, total, ranges, parts)
 
 
 def check_range(session: UploadSession | None, cr: ContentRange, settings: VideoSettings) -> None:
@@ -228,8 +247,12 @@ class Storage:
     def part_path(self, video_id: str, part: int) -> str:
         return os.path.join(self.root, f"{video_id}.part{part}")
 
-    def incoming_path(self, video_id: str, attempt: int) -> str:
-        return os.path.join(self.root, f"{video_id}.incoming{attempt}")
+    def incoming_path(self, owner: str, attempt: int) -> str:
+        """Where one request's file part is received, until it is accepted (and placed) or refused."""
+        return os.path.join(self.root, f"{owner}.incoming{attempt}")
+
+    def trial_path(self, video_id: str) -> str:
+        return os.path.join(self.root, f"{video_id}.trial")
 
     def join_parts(self, video_id: str, parts: list[int]) -> str:
         """Concatenate the parts in order into the source file (a streamed copy), removing them."""

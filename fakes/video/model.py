@@ -1,11 +1,17 @@
-"""The video service's state and rules: projects, videos, uploads (uploads.py), the timeline, captions and
-summaries (transcripts.py), webhooks, usage.
+"""The video service's state and rules: the model object composing the service's concepts.
 
-Plain Python, no HTTP; time only from the fake's clock. Transitions are instants: every timeline
-instant (quality encoded, captions, summary) and every sandbox deletion goes into one heap, and
-:meth:`VideoModel.catch_up` pops what the clock has passed, in time order, emitting webhook
-deliveries and counting usage. Reads call it first, so they always see the present; the fake also
-calls it when its clock is moved and, while webhooks are subscribed, from its delivery thread.
+Plain Python, no HTTP; time only from the fake's clock. The concepts live in their own modules
+and the model holds one of each: projects and keys (projects.py), videos (videos.py), uploads
+(uploads.py, ingest.py), summaries, attachments (captions, chapters, thumbnails), player themes,
+watermarks, upload tokens, live streams, analytics, webhooks and usage; the rules that span
+several concepts are the model's own, grouped in mixins (uploads.py, media_rules.py,
+live_rules.py, metering.py) and this module (videos, discarding, tags, status).
+
+Transitions are instants: every timeline instant (quality encoded, captions), summary, broadcast
+end, sandbox deletion and discarded-video purge goes into one heap, and :meth:`catch_up` pops what
+the clock has passed, in time order, emitting webhook deliveries and counting usage. Reads call it
+first, so they always see the present; the fake also calls it when its clock is moved and, while
+webhooks are subscribed, from its delivery thread.
 """
 
 from __future__ import annotations
@@ -17,27 +23,43 @@ from collections.abc import Callable
 from typing import Any
 
 from fakes.kernel.clock import Clock
-from fakes.kernel.errors import ServiceError
+from fakes.kernel.errors import ControlError, ServiceError
 from fakes.kernel.verdicts import ClientRule
 
-from . import data, rules
+from . import data, rules, state
+from .analytics import Analytics
+from .attachments import Attachments
 from .ingest import Storage, UploadSession
+from .live_rules import LiveRules
+from .live_streams import LiveStreams
+from .media_rules import MediaRules
+from .metering import MeteringRules
+from .payloads import creation_fields, refuse_unknown, update_fields
+from .players import Players
 from .problems import invalid_attribute, not_found, too_many_requests
 from .projects import Project, Projects
 from .settings import VideoSettings
-from .transcripts import TranscriptReads
+from .summaries import Summaries, already_exists
+from .upload_tokens import UploadTokens
 from .uploads import UploadRules
-from .usage import Usage, report
-from .videos import Video, atom, creation_fields, matches, refuse_unknown, status_of, to_json, update_fields
+from .usage import Usage
+from .videos import Video, atom, later, matches, status_of, tag_counts, to_json
+from .watermarks import Watermarks
 from .webhooks import Delivery, Subscription, Webhooks
 
 Flagged = list[tuple[ClientRule, str]]
 WINDOW_MS = 60_000
 VIDEO_ID = re.compile(r"vi[0-9A-Za-z]{22}")
 SORT_FIELDS = ("title", "createdAt", "publishedAt", "updatedAt")
+_SORT_KEYS: dict[str, Callable[[Video], Any]] = {
+    "title": lambda v: (v.title, v.number),
+    "createdAt": lambda v: (v.created_ms, v.number),
+    "publishedAt": lambda v: (v.created_ms, v.number),
+    "updatedAt": lambda v: (v.updated_ms, v.number),
+}
 
 
-class VideoModel(UploadRules, TranscriptReads):
+class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
     def __init__(self, clock: Clock, settings: VideoSettings, seed: int) -> None:
         self.clock = clock
         self.settings = settings
@@ -47,7 +69,13 @@ class VideoModel(UploadRules, TranscriptReads):
         self.projects = Projects(seed, settings.environment, settings.token_lifetime_s)
         self.videos: dict[str, Video] = {}
         self.video_count = 0
-        self.summary_count = 0
+        self.summaries = Summaries(seed, settings)
+        self.attachments = Attachments()
+        self.players = Players(seed)
+        self.watermarks = Watermarks(seed)
+        self.upload_tokens = UploadTokens(seed)
+        self.live = LiveStreams(seed)
+        self.analytics = Analytics()
         self.webhooks = Webhooks(seed)
         self.storage = Storage()
         self.usage: dict[str, Usage] = {}
@@ -55,7 +83,7 @@ class VideoModel(UploadRules, TranscriptReads):
         self.status_polls: dict[str, int] = {}
         self.version = 0  # bumped by every change a video list could show
         self.pending: list[Delivery] = []  # made by catch-up, not yet handed to the sender
-        self._agenda: list[tuple[int, int, str, str]] = []  # (instant, order, video id, what)
+        self._agenda: list[tuple[int, int, str, str]] = []  # (instant, order, subject id, what)
         self._agenda_seq = 0
         self._list_cache: dict[tuple[str, str, str], tuple[int, bytes]] = {}
 
@@ -71,45 +99,50 @@ class VideoModel(UploadRules, TranscriptReads):
         with self.lock:
             now = self.clock.now_ms()
             while agenda and agenda[0][0] <= now:
-                instant, _, video_id, what = heapq.heappop(agenda)
-                video = self.videos.get(video_id)
-                if video is None:
-                    continue
-                if what == "delete":
-                    self._remove(video, instant)
-                    continue
-                if video.deletes_ms is not None and instant >= video.deletes_ms:
-                    continue
-                self._transition(video, what, instant)
+                instant, _, subject, what = heapq.heappop(agenda)
+                self._apply(instant, subject, what)
 
-    def _schedule(self, instant: int, video_id: str, what: str) -> None:
+    def _schedule(self, instant: int, subject: str, what: str) -> None:
         self._agenda_seq += 1
-        heapq.heappush(self._agenda, (instant, self._agenda_seq, video_id, what))
+        heapq.heappush(self._agenda, (instant, self._agenda_seq, subject, what))
+
+    def _apply(self, instant: int, subject: str, what: str) -> None:
+        if what == "summary":
+            self._summary_ready(subject, instant)
+            return
+        if what == "broadcast-end":
+            self._broadcast_end(subject, instant)
+            return
+        video = self.videos.get(subject)
+        if video is None:
+            return
+        if what == "delete" or (what == "purge" and video.purge_ms == instant):
+            self._remove(video, instant)
+        elif what.startswith(("quality", "caption")) and not video.discarded and \
+                (video.deletes_ms is None or instant < video.deletes_ms):
+            self._transition(video, what, instant)
 
     def _transition(self, video: Video, what: str, instant: int) -> None:
-        usage = self._usage(video.project_id)
-        minutes = (video.probe.duration_s / 60) if video.probe else 0.0
         kind, _, detail = what.partition(":")
         if kind == "quality":
             encoding, _, quality = detail.partition(":")
             self._emit(video, "video.encoding.quality.completed", {"encoding": encoding, "quality": quality}, instant)
         elif kind == "caption":
-            if video.language is None:
-                video.language, video.language_origin = "en", "auto"
-                self.version += 1
+            self._detect_language(video)
             if video.transcript:
-                usage.transcript_minutes += minutes
+                self._usage(video.project_id).transcript_minutes += self._minutes(video)
                 self._emit(video, "video.caption.generated", {"language": video.language}, instant)
-        elif kind == "summary":
-            if "abstract" in video.summary_attributes:
-                usage.abstract_minutes += minutes
-            if "takeaways" in video.summary_attributes:
-                usage.takeaways_minutes += minutes
-            self._emit(video, "video.summary.generated", {"summaryId": video.summary_id}, instant)
+
+    def _detect_language(self, video: Video) -> None:
+        if video.language is None:
+            video.language, video.language_origin = "en", "auto"
+            self.version += 1
 
     def _emit(self, video: Video, event: str, payload: dict[str, Any], instant: int) -> None:
-        self.pending.extend(self.webhooks.emit(video.project_id, event, {"videoId": video.video_id, **payload},
-                                               instant, atom(instant)))
+        self.emit(video.project_id, event, {"videoId": video.video_id, **payload}, instant)
+
+    def emit(self, project_id: str, event: str, payload: dict[str, Any], instant: int) -> None:
+        self.pending.extend(self.webhooks.emit(project_id, event, payload, instant, atom(instant)))
 
     def take_pending(self) -> list[Delivery]:
         with self.lock:
@@ -122,6 +155,9 @@ class VideoModel(UploadRules, TranscriptReads):
         del self.videos[video.video_id]
         self.status_polls.pop(video.video_id, None)
         self.storage.discard(video.video_id)
+        self.attachments.forget(video.video_id)
+        self.summaries.forget_video(video.video_id)
+        self.upload_tokens.forget_video(video.video_id)
         self.version += 1
 
     def _usage(self, project_id: str) -> Usage:
@@ -130,12 +166,25 @@ class VideoModel(UploadRules, TranscriptReads):
             usage = self.usage[project_id] = Usage()
         return usage
 
+    @staticmethod
+    def _minutes(video: Video) -> float:
+        return (video.probe.duration_s / 60) if video.probe else 0.0
+
     # -- projects and auth ---------------------------------------------------------------------
-    def create_project(self, *, rate_limited: bool = True) -> dict[str, Any]:
+    def create_project(self, *, rate_limited: bool = True, keeps_discarded: bool | None = None) -> dict[str, Any]:
+        keep = self.settings.keep_discarded_videos if keeps_discarded is None else keeps_discarded
         with self.lock:
-            project = self.projects.create(self.clock.now_ms(), rate_limited=rate_limited)
+            project = self.projects.create(self.clock.now_ms(), rate_limited=rate_limited, keeps_discarded=keep)
             return {"project_id": project.project_id, "sandbox_key": project.sandbox_key,
-                    "production_key": project.production_key}
+                    "production_key": project.production_key, "keeps_discarded": project.keeps_discarded}
+
+    def set_keeps_discarded(self, project_id: Any, keeps_discarded: bool) -> dict[str, Any]:
+        project = self.projects.by_id.get(project_id) if isinstance(project_id, str) else None
+        if project is None:
+            raise ControlError(404, f"no project {str(project_id)[:60]!r}", code="not_found")
+        with self.lock:
+            project.keeps_discarded = keeps_discarded
+        return {"project_id": project.project_id, "keeps_discarded": keeps_discarded}
 
     def authenticate(self, header: str | None) -> Project:
         return self.projects.authenticate(header, self.clock.now_ms())
@@ -176,9 +225,10 @@ class VideoModel(UploadRules, TranscriptReads):
 
     # -- videos --------------------------------------------------------------------------------
     def video(self, project: Project, video_id: str) -> Video:
+        """A video of the project (a discarded one is not found here: see discarded_video)."""
         self.catch_up()
         video = self.videos.get(video_id)
-        if video is None or video.project_id != project.project_id:
+        if video is None or video.project_id != project.project_id or video.discarded_ms is not None:
             raise not_found("videoId")
         return video
 
@@ -187,31 +237,40 @@ class VideoModel(UploadRules, TranscriptReads):
         source = body.get("source")
         with self.lock:
             self.catch_up()
+            self.players.check_reference(project.project_id, fields.get("player_id"))
+            self.watermarks.check_reference(project.project_id, fields.get("watermark"))
             origin = None
             if source is not None:
                 if not isinstance(source, str) or not VIDEO_ID.fullmatch(source):
                     raise invalid_attribute("source", "this fake copies the source of an uploaded video of the "
                                                       "project (its videoId); it cannot download URLs")
                 origin = self.videos.get(source)
-                if origin is None or origin.project_id != project.project_id:
+                if origin is None or origin.project_id != project.project_id or origin.discarded:
                     raise not_found("source")
                 if origin.uploaded_ms is None or origin.failed:
                     raise invalid_attribute("source", "the video to copy has no playable source")
-            now = self.clock.now_ms()
-            self.video_count += 1
-            video = Video(data.video_id(self.seed, self.video_count), project.project_id, self.video_count, now,
-                          updated_ms=now, **fields)
-            if self.settings.sandbox:
-                video.deletes_ms = now + self.settings.sandbox_retention_s * 1000
-                self._schedule(video.deletes_ms, video.video_id, "delete")
-            if video.transcript_summary:
-                self.summary_count += 1
-                video.summary_id = data.summary_id(self.seed, self.summary_count)
-            self.videos[video.video_id] = video
+            video = self.new_video(project.project_id, fields)
             if origin is not None and origin.probe is not None:
-                self._copy_source(origin, video, now)
-            self.version += 1
+                self._copy_source(origin, video, video.created_ms)
             return video
+
+    def new_video(self, project_id: str, fields: dict[str, Any], at_ms: int | None = None) -> Video:
+        """A new video of the project from checked fields (its summary too, when asked for),
+        created now or at ``at_ms`` (a recording: the instant its broadcast ended)."""
+        now = self.clock.now_ms() if at_ms is None else at_ms
+        self.video_count += 1
+        while data.video_id(self.seed, self.video_count) in self.videos:
+            self.video_count += 1  # an imported state may hold ids of numbers ahead of its count
+        video = Video(data.video_id(self.seed, self.video_count), project_id, self.video_count, now,
+                      updated_ms=now, **fields)
+        if self.settings.sandbox:
+            video.deletes_ms = later(now, self.settings.sandbox_retention_s * 1000)
+            self._schedule(video.deletes_ms, video.video_id, "delete")
+        self.videos[video.video_id] = video
+        if video.transcript_summary:
+            self.summaries.create(video, now, video.summary_attributes)
+        self.version += 1
+        return video
 
     def _copy_source(self, origin: Video, video: Video, now: int) -> None:
         if self.storage.exists(origin.video_id):
@@ -228,16 +287,57 @@ class VideoModel(UploadRules, TranscriptReads):
         fields = update_fields(body)
         with self.lock:
             video = self.video(project, video_id)
+            self.players.check_reference(project.project_id, fields.get("player_id"))
+            summary_asked = fields.get("transcript_summary") is True
+            if summary_asked and self.summaries.of_video(video_id) is not None:
+                raise already_exists("transcriptSummary")
+            now = self.clock.now_ms()
             for name, value in fields.items():
                 setattr(video, name, value)
-            video.updated_ms = self.clock.now_ms()
+            if summary_asked:
+                self.add_summary(video, video.summary_attributes, now)
+            video.updated_ms = now
             self.version += 1
             return video
 
     def delete_video(self, project: Project, video_id: str) -> None:
+        """Delete, or discard where the project keeps discarded videos (restorable until purged)."""
         with self.lock:
             video = self.video(project, video_id)
-            self._remove(video, self.clock.now_ms())
+            now = self.clock.now_ms()
+            if not project.keeps_discarded:
+                self._remove(video, now)
+                return
+            video.discarded_ms = now
+            video.purge_ms = later(now, self.settings.discarded_retention_s * 1000)
+            self._schedule(video.purge_ms, video.video_id, "purge")
+            self.status_polls.pop(video_id, None)
+            self.version += 1
+
+    def playable(self, video_id: str) -> Video | None:
+        """A video whose assets can be served now (any project: assets need no key), or None."""
+        self.catch_up()
+        video = self.videos.get(video_id)
+        return None if video is None or video.discarded else video
+
+    def discarded_video(self, project: Project, video_id: str) -> Video:
+        self.catch_up()
+        video = self.videos.get(video_id)
+        if video is None or video.project_id != project.project_id or video.discarded_ms is None:
+            raise not_found("videoId")
+        return video
+
+    def update_discarded(self, project: Project, video_id: str, body: dict[str, Any]) -> Video:
+        refuse_unknown(body, frozenset({"discarded"}))
+        if "discarded" in body and body["discarded"] is not False:
+            raise invalid_attribute("discarded", "Value must be false.")
+        with self.lock:
+            video = self.discarded_video(project, video_id)
+            if body.get("discarded") is False:
+                video.discarded_ms = video.purge_ms = None
+                video.updated_ms = self.clock.now_ms()
+                self.version += 1
+            return video
 
     def render(self, video: Video, base: str) -> dict[str, Any]:
         return to_json(video, base, self.settings.sandbox)
@@ -250,20 +350,13 @@ class VideoModel(UploadRules, TranscriptReads):
             return cached[1]
         return None
 
-    def list_videos(self, project: Project, query: dict[str, Any]) -> list[Video]:
-        """The matching videos in the requested order."""
+    def list_videos(self, project: Project, query: dict[str, Any], *, discarded: bool = False) -> list[Video]:
+        """The matching videos (or discarded videos) in the requested order."""
         self.catch_up()
         mine = project.project_id
-        videos = [v for v in list(self.videos.values()) if v.project_id == mine and matches(v, query)]
-        sort_by = query.get("sortBy") or "createdAt"
-        reverse = query.get("sortOrder") == "desc"
-        key: Callable[[Video], Any] = {
-            "title": lambda v: (v.title, v.number),
-            "createdAt": lambda v: (v.created_ms, v.number),
-            "publishedAt": lambda v: (v.created_ms, v.number),
-            "updatedAt": lambda v: (v.updated_ms, v.number),
-        }[sort_by]
-        videos.sort(key=key, reverse=reverse)
+        videos = [v for v in list(self.videos.values())
+                  if v.project_id == mine and (v.discarded_ms is not None) == discarded and matches(v, query)]
+        videos.sort(key=_SORT_KEYS[query.get("sortBy") or "createdAt"], reverse=query.get("sortOrder") == "desc")
         return videos
 
     def cache_list(self, project: Project, base: str, cache_key: str, body: bytes, version: int) -> None:
@@ -272,7 +365,11 @@ class VideoModel(UploadRules, TranscriptReads):
             self._list_cache.clear()
         self._list_cache[(project.project_id, base, cache_key)] = (version, body)
 
-    # -- status (captions and summaries: transcripts.py) ----------------------------------------
+    def tags(self, project: Project, value: str | None, sort_by: str, descending: bool) -> list[dict[str, Any]]:
+        """The project's tags with the number of (not discarded) videos carrying each."""
+        return tag_counts(self.list_videos(project, {}), value, sort_by, descending)
+
+    # -- status --------------------------------------------------------------------------------
     def status(self, project: Project, video_id: str, flagged: Flagged) -> dict[str, Any]:
         video = self.video(project, video_id)
         now = self.clock.now_ms()
@@ -291,93 +388,11 @@ class VideoModel(UploadRules, TranscriptReads):
                                            other_hosts=self.settings.webhook_other_hosts,
                                            allowed_hosts=self.settings.webhook_hosts)
 
-    def subscription(self, project: Project, webhook_id: str) -> Subscription:
-        sub = self.webhooks.subscriptions.get(webhook_id)
-        if sub is None or sub.project_id != project.project_id:
-            raise not_found("webhookId")
-        return sub
-
-    def unsubscribe(self, project: Project, webhook_id: str) -> None:
-        with self.lock:
-            self.subscription(project, webhook_id)
-            del self.webhooks.subscriptions[webhook_id]
-
-    # -- playback and usage --------------------------------------------------------------------
-    def playable(self, video_id: str) -> Video | None:
-        """A video whose assets can be served now (any project: assets need no key), or None."""
-        self.catch_up()
-        return self.videos.get(video_id)
-
-    def watched(self, video: Video, seconds: float) -> None:
-        with self.lock:
-            self._usage(video.project_id).watched_seconds += max(0.0, seconds)
-
-    def record_view(self, video_id: Any, seconds: Any) -> dict[str, Any]:
-        if not isinstance(video_id, str) or video_id not in self.videos:
-            raise ServiceError(404, f"no video {video_id!r}", code="not_found")
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 10**9:
-            raise ServiceError(400, "seconds must be a number between 0 and 1e9", code="invalid_view")
-        video = self.videos[video_id]
-        self.watched(video, float(seconds))
-        return {"videoId": video_id, "project_id": video.project_id,
-                "watched_seconds": self._usage(video.project_id).watched_seconds}
-
-    def _stored_minute_ms(self, video: Video, until_ms: int) -> float:
-        if video.probe is None or video.uploaded_ms is None:
-            return 0.0
-        return video.probe.duration_s / 60 * max(0, until_ms - video.uploaded_ms)
-
-    def usage_report(self, project_id: str | None) -> dict[str, Any]:
-        self.catch_up()
-        now = self.clock.now_ms()
-        ids = [project_id] if project_id is not None else list(self.projects.by_id)
-        reports = {}
-        for pid in ids:
-            if pid not in self.projects.by_id:
-                raise ServiceError(404, f"no project {pid!r}", code="not_found")
-            kept = [v for v in list(self.videos.values()) if v.project_id == pid]
-            open_ms = sum(self._stored_minute_ms(v, now) for v in kept)
-            minutes_now = sum(v.probe.duration_s / 60 for v in kept if v.probe is not None)
-            reports[pid] = report(self._usage(pid), open_ms, minutes_now, self.settings.price_table())
-        return {"environment": self.settings.environment, "projects": reports}
-
     # -- state ---------------------------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
         self.catch_up()
         with self.lock:
-            return {
-                "projects": self.projects.to_state(),
-                "videos": [v.to_state() for v in self.videos.values()],
-                "video_count": self.video_count,
-                "summary_count": self.summary_count,
-                "webhooks": self.webhooks.to_state(),
-                "usage": {pid: u.to_state() for pid, u in self.usage.items()},
-                "buckets": [[bucket, kind, *window] for (bucket, kind), window in self.buckets.items()],
-                "status_polls": dict(self.status_polls),
-            }
+            return state.export(self)
 
-    def load_state(self, state: dict[str, Any]) -> None:
-        self.projects.load_state(state["projects"])
-        for row in state["videos"]:
-            video = Video.from_state(row)
-            if video.project_id not in self.projects.by_id:
-                raise ValueError(f"video {video.video_id} of unknown project")
-            self.videos[video.video_id] = video
-            if video.deletes_ms is not None:
-                self._schedule(video.deletes_ms, video.video_id, "delete")
-            if video.uploaded_ms is not None:
-                video.timeline = self._timeline(video)
-                # only what is still ahead: what the exporter's clock passed was emitted there
-                now = self.clock.now_ms()
-                for step in video.timeline.steps:
-                    if step.end_ms > now:
-                        self._schedule(step.end_ms, video.video_id, f"quality:{step.encoding}:{step.quality}")
-                for instant, what in ((video.timeline.caption_ms, "caption"), (video.timeline.summary_ms, "summary")):
-                    if instant is not None and instant > now:
-                        self._schedule(instant, video.video_id, what)
-        self.video_count = int(state["video_count"])
-        self.summary_count = int(state["summary_count"])
-        self.webhooks.load_state(state["webhooks"])
-        self.usage = {str(pid): Usage.from_state(row) for pid, row in state["usage"].items()}
-        self.buckets = {(str(b), str(k)): [int(start), int(count)] for b, k, start, count in state["buckets"]}
-        self.status_polls = {str(k): int(v) for k, v in state["status_polls"].items()}
+    def load_state(self, exported: dict[str, Any]) -> None:
+        state.load(self, exported)

@@ -1,10 +1,12 @@
-"""An incremental multipart/form-data reader that writes the ``file`` part straight to a sink.
+"""An incremental multipart/form-data reader that writes the file part straight to a sink.
 
 The upload body is fed chunk by chunk as the server receives it; the file part's bytes go to the
-sink (a file on disk) as they arrive and are never held whole in memory, nor twice. Boundaries are
-found with ``bytes.find`` (C speed), keeping only a boundary-sized tail between chunks. Other
-form fields are read and dropped. Anything malformed raises :class:`MultipartError` with a reason
-the route turns into the service's 400.
+sink (a file on disk, or a bounded buffer) as they arrive and are never held whole in memory, nor
+twice. Boundaries are found with ``bytes.find`` (C speed), keeping only a boundary-sized tail
+between chunks. The file part is the one named ``file`` (the documented name) or, whatever its
+name, one that carries a ``filename`` (api.video's Node client names the part after the file);
+other form fields are kept as short texts. Anything malformed raises :class:`MultipartError` with
+a reason the route turns into the service's 400.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Protocol
 
 MAX_HEADER_BYTES = 16 * 1024
 MAX_PREAMBLE_BYTES = 64 * 1024
+MAX_FIELD_BYTES = 4 * 1024  # a form field other than the file (a videoId, a link)
+MAX_FIELDS = 16
 _PARAM = re.compile(r';\s*([A-Za-z0-9_*.-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)')
 _BOUNDARY = re.compile(r'boundary\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]+)', re.IGNORECASE)
 
@@ -24,7 +28,7 @@ class MultipartError(ValueError):
 
 
 class TooManyFiles(MultipartError):
-    """A second part named ``file``."""
+    """A second file part."""
 
 
 class FileTooLarge(MultipartError):
@@ -65,8 +69,9 @@ def _disposition(headers: dict[str, str]) -> tuple[str | None, str | None]:
 class MultipartReader:
     """Feed it the body with :meth:`feed`, then call :meth:`close`.
 
-    ``open_file`` is called once, at the headers of the part named ``file``, and returns the sink
-    its bytes go to. ``file_bytes`` counts them; ``file_parts`` counts parts named ``file``.
+    ``open_file`` is called once, at the headers of the file part, and returns the sink its bytes go
+    to. ``file_bytes`` counts them; ``file_parts`` counts file parts; ``file_part_name`` is the
+    file part's name; ``fields`` holds the other parts' values (UTF-8 text, bounded).
     """
 
     def __init__(self, boundary: bytes, open_file: Callable[[str | None], Sink], max_file_bytes: int,
@@ -79,10 +84,13 @@ class MultipartReader:
         self.file_parts = 0
         self.file_bytes = 0
         self.filename: str | None = None
-        self.other_fields: list[str] = []  # names of parts other than the file (read and dropped)
+        self.file_part_name: str | None = None
+        self.other_fields: list[str] = []  # names of parts other than the file, in order
+        self.fields: dict[str, str] = {}  # their values (the first of a repeated name)
         self._state = "preamble"
         self._buffer = b""
-        self._sink: Sink | None = None  # the sink of the part being read (None: dropped data)
+        self._sink: Sink | None = None  # the sink of the part being read (None: a field)
+        self._field: bytearray | None = None  # the value of the field being read
 
     def feed(self, chunk: bytes) -> None:
         if not chunk:
@@ -162,15 +170,26 @@ class MultipartReader:
         name, filename = _disposition(headers)
         if name is None:
             raise MultipartError("a part has no Content-Disposition name")
+        self._end_field()
         self._sink = None
-        if name != self.file_field:
-            self.other_fields.append(name)
-        if name == self.file_field:
+        if name == self.file_field or filename is not None:
             self.file_parts += 1
             if self.file_parts > 1:
-                raise TooManyFiles("more than one part named file")
+                raise TooManyFiles("more than one file part")
             self.filename = filename
+            self.file_part_name = name
             self._sink = self.open_file(filename)
+            return
+        if len(self.other_fields) >= MAX_FIELDS:
+            raise MultipartError(f"more than {MAX_FIELDS} form fields")
+        self.other_fields.append(name)
+        self._field = bytearray()
+
+    def _end_field(self) -> None:
+        if self._field is not None:
+            name = self.other_fields[-1]
+            self.fields.setdefault(name, self._field.decode("utf-8", "replace"))
+            self._field = None
 
     def _data(self, buffer: bytes) -> bytes:
         index = buffer.find(self.delimiter)
@@ -185,7 +204,13 @@ class MultipartReader:
         return buffer
 
     def _emit(self, data: bytes | memoryview) -> None:
-        if not data or self._sink is None:
+        if not data:
+            return
+        if self._sink is None:
+            if self._field is not None:
+                if len(self._field) + len(data) > MAX_FIELD_BYTES:
+                    raise MultipartError(f"a form field holds more than {MAX_FIELD_BYTES} bytes")
+                self._field += data
             return
         self.file_bytes += len(data)
         if self.file_bytes > self.max_file_bytes:
@@ -195,3 +220,4 @@ class MultipartReader:
     def close(self) -> None:
         if self._state != "end":
             raise MultipartError("the body ended before the closing multipart boundary")
+        self._end_field()

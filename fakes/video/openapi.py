@@ -2,341 +2,175 @@
 
 Accurate enough to validate every answer against (schemathesis runs with response-schema
 conformance): each status the fake can give is listed with its body schema and the rate-limit
-headers. The kernel merges the shared control-plane paths into it.
+headers. The kernel merges the shared control-plane paths into it. Schemas are in
+openapi_schemas.py; the paths of captions, chapters, summaries, watermarks, upload tokens, live
+streams, player themes, analytics and assets in openapi_paths.py; the control plane's additions in
+openapi_control.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.openapi import CONTROL_TAG, json_response_spec
+from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, json_response_spec
 
-from .data import LANGUAGES
+from .openapi_schemas import (
+    CREATION,
+    PROBLEM,
+    RATE_HEADERS,
+    STATUS,
+    TAG,
+    TOKEN,
+    UPDATE,
+    VIDEO,
+    Schema,
+    image_file,
+    page,
+)
 from .settings import VideoSettings
-from .webhooks import EVENTS
-
-Schema = dict[str, Any]
-
-RATE_HEADERS = {
-    "X-RateLimit-Limit": {"description": "requests a minute of this class", "schema": {"type": "integer"}},
-    "X-RateLimit-Remaining": {"description": "requests left in the window", "schema": {"type": "integer"}},
-    "X-RateLimit-Retry-After": {"description": "seconds until the window resets", "schema": {"type": "integer"}},
-}
-PROBLEM: Schema = {
-    "type": "object",
-    "description": "RFC 7807-like problem; type is https://docs.api.video/reference/<slug>",
-    "properties": {
-        "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"},
-        "name": {"type": "string"}, "detail": {"type": "string"},
-        "problems": {"type": "array", "items": {"type": "object", "properties": {
-            "type": {"type": "string"}, "title": {"type": "string"}, "name": {"type": "string"}}}},
-    },
-    "required": ["type", "title", "status"],
-}
-CONTROL_ERROR: Schema = {"type": "object", "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
-                         "required": ["error", "message"]}
-NULLABLE_STRING: Schema = {"type": "string", "nullable": True}
-METADATA: Schema = {"type": "object", "properties": {"key": {"type": "string", "minLength": 1, "maxLength": 255},
-                                                     "value": {"type": "string", "maxLength": 1000}},
-                    "required": ["key", "value"], "additionalProperties": False}
-ASSETS: Schema = {"type": "object", "properties": {k: {"type": "string"} for k in
-                                                   ("iframe", "player", "hls", "thumbnail", "mp4")},
-                  "required": ["iframe", "player", "hls", "thumbnail"]}
-VIDEO: Schema = {
-    "type": "object",
-    "properties": {
-        "videoId": {"type": "string", "pattern": "^vi[0-9A-Za-z]{22}$"},
-        "createdAt": {"type": "string", "format": "date-time"},
-        "title": {"type": "string"},
-        "description": {"type": "string"},
-        "publishedAt": {"type": "string", "format": "date-time"},
-        "updatedAt": {"type": "string", "format": "date-time"},
-        "discardedAt": {"type": "string", "format": "date-time", "nullable": True},
-        "deletesAt": {"type": "string", "format": "date-time", "nullable": True,
-                      "description": "sandbox: 24 hours after createdAt; production: null"},
-        "discarded": {"type": "boolean"},
-        "language": {"type": "string", "enum": list(LANGUAGES)},
-        "languageOrigin": {"type": "string", "enum": ["api", "auto"], "nullable": True},
-        "tags": {"type": "array", "items": {"type": "string"}},
-        "metadata": {"type": "array", "items": METADATA},
-        "source": {"type": "object", "properties": {"uri": {"type": "string"}, "type": {"type": "string"}},
-                   "required": ["uri"]},
-        "assets": ASSETS,
-        "playerId": {"type": "string"},
-        "public": {"type": "boolean"},
-        "panoramic": {"type": "boolean"},
-        "mp4Support": {"type": "boolean"},
-        "watermarked": {"type": "boolean", "description": "the sandbox's watermark (fake's own field)"},
-        "clip": {"type": "object"},
-        "watermark": {"type": "object"},
-    },
-    "required": ["videoId", "createdAt", "title", "description", "publishedAt", "updatedAt", "discardedAt",
-                 "deletesAt", "discarded", "languageOrigin", "tags", "metadata", "source", "assets", "public",
-                 "panoramic", "mp4Support", "watermarked"],
-}
-_COMMON_FIELDS: Schema = {
-    "description": {"type": "string", "maxLength": 10000},
-    "public": {"type": "boolean"},
-    "panoramic": {"type": "boolean"},
-    "mp4Support": {"type": "boolean"},
-    "playerId": {"type": "string", "pattern": "^pt[0-9A-Za-z]{1,40}$"},
-    "tags": {"type": "array", "maxItems": 100, "items": {"type": "string", "maxLength": 255}},
-    "metadata": {"type": "array", "maxItems": 100, "items": METADATA},
-    "language": {"type": "string", "enum": list(LANGUAGES), "nullable": True},
-    "transcript": {"type": "boolean"},
-    "transcriptSummary": {"type": "boolean"},
-    "transcriptSummaryAttributes": {"type": "array", "minItems": 1,
-                                    "items": {"type": "string", "enum": ["abstract", "takeaways"]}},
-}
-
-def _strings(*names: str) -> Schema:
-    return {"type": "object", "properties": {n: {"type": "string", "maxLength": 100} for n in names},
-            "additionalProperties": False}
 
 
-CREATION: Schema = {
-    "type": "object",
-    "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 1000}, **_COMMON_FIELDS,
-                   "source": {"type": "string", "pattern": "^vi[0-9A-Za-z]{22}$",
-                              "description": "videoId of an uploaded video of the project to copy (the fake "
-                                             "cannot download URLs)"},
-                   "clip": _strings("startTimecode", "endTimecode"),
-                   "watermark": _strings("id", "top", "left", "bottom", "right", "width", "height", "opacity")},
-    "required": ["title"],
-    "additionalProperties": False,
-}
-UPDATE: Schema = {"type": "object", "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 1000},
-                                                   **_COMMON_FIELDS,
-                                                   "playerId": {**_COMMON_FIELDS["playerId"], "nullable": True}},
-                  "additionalProperties": False}
-QUALITY: Schema = {"type": "object", "properties": {
-    "type": {"type": "string", "enum": ["hls", "mp4"]},
-    "quality": {"type": "string", "enum": ["240p", "360p", "480p", "720p", "1080p", "2160p"]},
-    "status": {"type": "string", "enum": ["waiting", "encoding", "encoded", "failed"]}},
-    "required": ["type", "quality", "status"]}
-STATUS: Schema = {
-    "type": "object",
-    "properties": {
-        "ingest": {"type": "object", "properties": {
-            "status": {"type": "string", "enum": ["uploading", "uploaded", "ingesting", "ingested"]},
-            "filesize": {"type": "integer", "nullable": True},
-            "receivedBytes": {"type": "array", "items": {"type": "object", "properties": {
-                "from": {"type": "integer"}, "to": {"type": "integer"}, "total": {"type": "integer"}},
-                "required": ["from", "to", "total"]}},
-            "receivedParts": {"type": "object", "properties": {
-                "parts": {"type": "array", "items": {"type": "integer"}},
-                "total": {"type": "integer", "nullable": True}}},
-        }, "required": ["status", "filesize", "receivedBytes"]},
-        "encoding": {"type": "object", "properties": {
-            "playable": {"type": "boolean"},
-            "qualities": {"type": "array", "items": QUALITY},
-            "metadata": {"type": "object", "properties": {
-                "width": {"type": "integer", "nullable": True}, "height": {"type": "integer", "nullable": True},
-                "bitrate": {"type": "number", "nullable": True}, "duration": {"type": "integer", "nullable": True},
-                "framerate": {"type": "integer", "nullable": True},
-                "samplerate": {"type": "integer", "nullable": True},
-                "videoCodec": NULLABLE_STRING, "audioCodec": NULLABLE_STRING, "aspectRatio": NULLABLE_STRING}},
-        }, "required": ["playable", "qualities", "metadata"]},
-    },
-    "required": ["encoding"],
-}
-PAGINATION: Schema = {"type": "object", "properties": {
-    "currentPage": {"type": "integer"}, "pageSize": {"type": "integer"}, "pagesTotal": {"type": "integer"},
-    "itemsTotal": {"type": "integer"}, "currentPageItems": {"type": "integer"},
-    "links": {"type": "array", "items": {"type": "object", "properties": {
-        "rel": {"type": "string", "enum": ["self", "first", "previous", "next", "last"]},
-        "uri": {"type": "string"}}, "required": ["rel", "uri"]}}},
-    "required": ["currentPage", "pageSize", "pagesTotal", "itemsTotal", "currentPageItems", "links"]}
-
-
-def page(item: Schema) -> Schema:
-    return {"type": "object", "properties": {"data": {"type": "array", "items": item}, "pagination": PAGINATION},
-            "required": ["data", "pagination"]}
-
-
-WEBHOOK: Schema = {"type": "object", "properties": {
-    "webhookId": {"type": "string"}, "createdAt": {"type": "string", "format": "date-time"},
-    "events": {"type": "array", "items": {"type": "string", "enum": list(EVENTS)}},
-    "url": {"type": "string"}, "signatureSecret": {"type": "string"}},
-    "required": ["webhookId", "createdAt", "events", "url", "signatureSecret"]}
-CAPTION: Schema = {"type": "object", "properties": {
-    "uri": {"type": "string"}, "src": {"type": "string"}, "srclang": {"type": "string"},
-    "languageName": {"type": "string"}, "default": {"type": "boolean"}},
-    "required": ["uri", "src", "srclang", "languageName", "default"]}
-SUMMARY: Schema = {"type": "object", "properties": {
-    "summaryId": {"type": "string"}, "createdAt": {"type": "string", "format": "date-time"},
-    "updatedAt": {"type": "string", "format": "date-time"}, "videoId": {"type": "string"},
-    "origin": {"type": "string", "enum": ["api", "auto"]},
-    "sourceStatus": {"type": "string", "enum": ["missing", "waiting", "failed", "completed", "unprocessable"]}},
-    "required": ["summaryId", "createdAt", "updatedAt", "videoId", "origin", "sourceStatus"]}
-SUMMARY_SOURCE: Schema = {"type": "object", "properties": {
-    "abstract": {"type": "string"}, "takeaways": {"type": "array", "maxItems": 3, "items": {"type": "string"}}}}
-TOKEN: Schema = {"type": "object", "properties": {
-    "token_type": {"type": "string", "enum": ["Bearer"]}, "expires_in": {"type": "integer"},
-    "access_token": {"type": "string"}, "refresh_token": {"type": "string"}},
-    "required": ["token_type", "expires_in", "access_token", "refresh_token"]}
-
-
-def _ok(schema: Schema, description: str = "OK") -> Schema:
+def ok(schema: Schema, description: str = "OK") -> Schema:
     return json_response_spec(schema, description, headers=RATE_HEADERS)
 
 
-def _error(description: str) -> Schema:
+def error(description: str) -> Schema:
     return json_response_spec(PROBLEM, description, headers=RATE_HEADERS)
 
 
-def _param(name: str, where: str = "path", schema: Schema | None = None, description: str = "") -> Schema:
+def no_content(description: str) -> Schema:
+    return {"description": description, "headers": RATE_HEADERS}
+
+
+def param(name: str, where: str = "path", schema: Schema | None = None, description: str = "") -> Schema:
     return {"name": name, "in": where, "required": where == "path", "description": description,
             "schema": schema or {"type": "string"}}
 
 
-def _op(summary: str, responses: dict[str, Any], *, tag: str = "videos", body: Schema | None = None,
-        params: list[Schema] | None = None, security: bool = True, content: str = "application/json") -> Schema:
-    merged = {**responses, "405": _error("method not allowed"), "429": _error("too many requests")}
+def op(summary: str, responses: dict[str, Any], *, tag: str = "videos", body: Schema | None = None,
+       params: list[Schema] | None = None, security: bool = True, content: str = "application/json",
+       encoding: dict[str, Any] | None = None, beyond_schema: str | None = None) -> Schema:
+    merged = {**responses, "405": error("method not allowed"), "429": error("too many requests")}
     if security:
-        merged.setdefault("401", _error("missing, malformed or wrong key or token"))
-    op: Schema = {"tags": [tag], "summary": summary, "responses": merged}
+        merged.setdefault("401", error("missing, malformed or wrong key or token"))
+    operation: Schema = {"tags": [tag], "summary": summary, "responses": merged}
     if not security:
-        op["security"] = []
+        operation["security"] = []
     if body is not None:
-        op["requestBody"] = {"required": True, "content": {content: {"schema": body}}}
+        media: Schema = {"schema": body}
+        if encoding:
+            media["encoding"] = encoding
+        operation["requestBody"] = {"required": True, "content": {content: media}}
     if params:
-        op["parameters"] = params
-    return op
+        operation["parameters"] = params
+    if beyond_schema:
+        operation[ACCEPTANCE_BEYOND_SCHEMA] = beyond_schema
+    return operation
 
 
-def _paging(settings: VideoSettings) -> list[Schema]:
-    return [_param("currentPage", "query", {"type": "integer", "minimum": 1, "maximum": 1_000_000_000}),
-            _param("pageSize", "query", {"type": "integer", "minimum": settings.min_page_size,
-                                         "maximum": settings.max_page_size})]
+def paging(settings: VideoSettings) -> list[Schema]:
+    return [param("currentPage", "query", {"type": "integer", "minimum": 1, "maximum": 1_000_000_000}),
+            param("pageSize", "query", {"type": "integer", "minimum": settings.min_page_size,
+                                        "maximum": settings.max_page_size})]
 
 
-def _text(media: str, description: str) -> Schema:
-    return {"description": description, "content": {media: {"schema": {"type": "string"}}}}
+def sorting(*fields: str) -> list[Schema]:
+    return [param("sortBy", "query", {"type": "string", "enum": list(fields)}),
+            param("sortOrder", "query", {"type": "string", "enum": ["asc", "desc"]})]
 
 
-def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
-    video_id = _param("videoId", schema={"type": "string"})
-    not_found = _error("unknown id (or a sandbox video past its 24 hours)")
-    bad = _error("an attribute or parameter is invalid")
-    missing_asset = _text("text/plain", "not there (yet)")
-    asset_tag = "assets"
-    paths: dict[str, Any] = {
-        "/auth/api-key": {"post": _op("Exchange an API key for a bearer token (1 h on the fake's clock)", {
-            "200": _ok(TOKEN), "400": _error("unknown key")}, tag="auth", security=False, body={
+def jpeg_upload() -> dict[str, Any]:
+    """A multipart body whose file part is a JPEG named *.jpg (the reference judges the extension)."""
+    return {"body": image_file(), "content": "multipart/form-data",
+            "encoding": {"file": {"contentType": "image/jpeg"}}, "beyond_schema": IMAGE_RULE.format("JPEG", ".jpg")}
+
+
+#: why an image upload's acceptance goes beyond its schema (tests/support/schemathesis_harness.py)
+IMAGE_RULE = ("the file must be a {} image named *{} (the reference judges the extension, the fake the bytes "
+              "too): a schema can say neither of a binary part")
+
+
+NOT_FOUND = error("unknown id (or a sandbox video past its 24 hours)")
+BAD = error("an attribute or parameter is invalid")
+
+
+def video_paths(settings: VideoSettings) -> dict[str, Any]:
+    video_id = param("videoId")
+    video_filters = [param("title", "query", {"type": "string", "maxLength": 1000}),
+                     param("description", "query", {"type": "string", "maxLength": 1000}),
+                     param("liveStreamId", "query", {"type": "string", "maxLength": 1000}),
+                     param("tags[]", "query", {"type": "array", "items": {"type": "string"}}),
+                     *sorting("title", "createdAt", "publishedAt", "updatedAt"), *paging(settings)]
+    return {
+        "/auth/api-key": {"post": op("Exchange an API key for a bearer token (1 h on the fake's clock)", {
+            "200": ok(TOKEN), "400": error("unknown key")}, tag="auth", security=False, body={
             "type": "object", "properties": {"apiKey": {"type": "string"}}, "required": ["apiKey"],
             "additionalProperties": False})},
-        "/auth/refresh": {"post": _op("Exchange a refresh token (single use) for a new pair", {
-            "200": _ok(TOKEN), "400": bad, "401": _error("invalid refresh token")}, tag="auth", security=False,
-            body={"type": "object", "properties": {"refreshToken": {"type": "string"}}, "required": ["refreshToken"],
-                  "additionalProperties": False})},
+        "/auth/refresh": {"post": op("Exchange a refresh token (single use) for a new pair", {
+            "200": ok(TOKEN), "400": error("an unknown or spent refresh token")},
+            tag="auth", security=False, body={"type": "object", "properties": {"refreshToken": {"type": "string"}},
+                                              "required": ["refreshToken"], "additionalProperties": False})},
         "/videos": {
-            "post": _op("Create a video object", {"201": _ok(VIDEO, "created"), "400": bad,
-                                                  "404": _error("source names no video of the project")},
-                        body=CREATION),
-            "get": _op("List videos", {"200": _ok(page(VIDEO)), "400": bad}, params=[
-                _param("title", "query"), _param("description", "query"), _param("liveStreamId", "query"),
-                _param("tags[]", "query", {"type": "array", "items": {"type": "string"}}),
-                _param("sortBy", "query", {"type": "string", "enum": ["title", "createdAt", "publishedAt",
-                                                                      "updatedAt"]}),
-                _param("sortOrder", "query", {"type": "string", "enum": ["asc", "desc"]}),
-                *_paging(settings)]),
+            "post": op("Create a video object", {"201": ok(VIDEO, "created"), "400": BAD, "404": error(
+                "source, playerId or watermark.id names nothing of the project")}, body=CREATION),
+            "get": op("List videos", {"200": ok(page(VIDEO)), "400": BAD}, params=video_filters),
         },
         "/videos/{videoId}": {
             "parameters": [video_id],
-            "get": _op("Retrieve a video object", {"200": _ok(VIDEO), "404": not_found}),
-            "patch": _op("Update a video object", {"200": _ok(VIDEO), "400": bad, "404": not_found}, body=UPDATE),
-            "delete": _op("Delete a video object", {"204": {"description": "deleted", "headers": RATE_HEADERS},
-                                                    "404": not_found}),
+            "get": op("Retrieve a video object", {"200": ok(VIDEO), "404": NOT_FOUND}),
+            "patch": op("Update a video object", {"200": ok(VIDEO), "400": BAD, "404": NOT_FOUND, "409": error(
+                "transcriptSummary: the video has a summary already")}, body=UPDATE),
+            "delete": op("Delete (or, with the project's Video Restore, discard) a video",
+                         {"204": no_content("deleted or discarded"), "404": NOT_FOUND}),
         },
-        "/videos/{videoId}/source": {"parameters": [video_id], "post": _op(
-            "Upload the video's file: multipart part 'file'; optional Content-Range header "
-            "'bytes <from>-<to>/<total>' or 'part <n>/<total>' ('part <n>/*' until the last) for chunked uploads",
-            {"201": _ok(VIDEO, "received (the whole source or one chunk)"),
-             "400": _error("no file, several files, too large, empty, a Content-Range refusal, already uploaded, "
-                           "or (sandbox) longer than 30 seconds"), "404": not_found},
+        "/videos/{videoId}/source": {"parameters": [video_id], "post": op(
+            "Upload the video's file: one multipart file part (named file; another name is taken with a "
+            "warning verdict); optional Content-Range header 'bytes <from>-<to>/<total>' or 'part <n>/<total>' "
+            "('part <n>/*' until the last) for chunked uploads",
+            {"201": ok(VIDEO, "received (the whole source or one chunk)"),
+             "400": error("no file, several files, too large, empty, a Content-Range refusal, already uploaded, "
+                          "or (sandbox) longer than 30 seconds"), "404": NOT_FOUND},
             body={"type": "object", "properties": {"file": {"type": "string", "format": "binary"}},
                   "required": ["file"], "additionalProperties": False}, content="multipart/form-data")},
-        "/videos/{videoId}/status": {"parameters": [video_id], "get": _op(
-            "Ingest and encoding status at this instant", {"200": _ok(STATUS), "404": not_found})},
-        "/videos/{videoId}/captions": {"parameters": [video_id], "get": _op(
-            "Generated captions", {"200": _ok(page(CAPTION)), "400": bad, "404": not_found},
-            params=_paging(settings))},
-        "/videos/{videoId}/captions/{language}": {"parameters": [
-            video_id, _param("language", schema={"type": "string", "enum": list(LANGUAGES)})], "get": _op(
-            "One caption", {"200": _ok(CAPTION), "400": bad, "404": not_found})},
-        "/summaries": {"get": _op("Summaries", {"200": _ok(page(SUMMARY)), "400": bad}, tag="summaries", params=[
-            _param("videoId", "query"), _param("origin", "query", {"type": "string", "enum": ["api", "auto"]}),
-            _param("sourceStatus", "query", {"type": "string", "enum": ["missing", "waiting", "failed", "completed",
-                                                                        "unprocessable"]}), *_paging(settings)])},
-        "/summaries/{summaryId}/source": {"parameters": [_param("summaryId")], "get": _op(
-            "A generated summary: abstract and takeaways", {"200": _ok(SUMMARY_SOURCE), "404": not_found},
-            tag="summaries")},
-        "/webhooks": {
-            "post": _op("Subscribe a URL to events", {"201": _ok(WEBHOOK, "created"), "400": bad}, tag="webhooks",
-                        body={"type": "object", "properties": {
-                            "events": {"type": "array", "minItems": 1, "items": {"type": "string",
-                                                                                 "enum": list(EVENTS)}},
-                            "url": {"type": "string", "description": "loopback only, unless settings allow more",
-                                    "pattern": "^http://(127\\.0\\.0\\.1|localhost)(:[1-9][0-9]{0,3})?/[a-z0-9/_-]{0,40}$"}},
-                            "required": ["events", "url"], "additionalProperties": False}),
-            "get": _op("List subscriptions", {"200": _ok(page(WEBHOOK)), "400": bad}, tag="webhooks",
-                       params=[_param("events", "query", {"type": "string", "enum": list(EVENTS)}),
-                               *_paging(settings)]),
+        "/videos/{videoId}/status": {"parameters": [video_id], "get": op(
+            "Ingest and encoding status at this instant", {"200": ok(STATUS), "404": NOT_FOUND})},
+        "/videos/{videoId}/thumbnail": {
+            "parameters": [video_id],
+            "post": op("Upload a JPEG thumbnail (served at assets.thumbnail)", {
+                "200": ok(VIDEO), "400": error("not a .jpg/.jpeg file, or not a JPEG"), "404": NOT_FOUND},
+                **jpeg_upload()),
+            "patch": op("Pick the thumbnail from a frame at a timecode", {
+                "200": ok(VIDEO), "400": error("malformed timecode, past the video's end, or no source yet"),
+                "404": NOT_FOUND}, body={"type": "object", "properties": {"timecode": {
+                    "type": "string", "pattern": "^[0-9]{2}:[0-5][0-9]:[0-5][0-9](\\.[0-9]{2})?$"}},
+                    "required": ["timecode"], "additionalProperties": False}),
         },
-        "/webhooks/{webhookId}": {
-            "parameters": [_param("webhookId")],
-            "get": _op("One subscription", {"200": _ok(WEBHOOK), "404": not_found}, tag="webhooks"),
-            "delete": _op("Unsubscribe", {"204": {"description": "deleted", "headers": RATE_HEADERS},
-                                          "404": not_found}, tag="webhooks"),
+        "/discarded/videos": {"get": op("List discarded videos (the project's Video Restore feature)", {
+            "200": ok(page(VIDEO)), "400": BAD}, params=video_filters)},
+        "/discarded/videos/{videoId}": {
+            "parameters": [video_id],
+            "get": op("Retrieve a discarded video", {"200": ok(VIDEO), "404": NOT_FOUND}),
+            "patch": op("Restore a discarded video ({\"discarded\": false})", {
+                "200": ok(VIDEO), "400": BAD, "404": NOT_FOUND}, body={"type": "object", "properties": {
+                    "discarded": {"type": "boolean", "enum": [False]}}, "additionalProperties": False}),
         },
-        "/vod/{videoId}": {"parameters": [video_id], "get": {"tags": [asset_tag], "security": [], "summary":
-                           "Player page", "responses": {"200": _text("text/html", "player"), "404": missing_asset}}},
-        "/vod/{videoId}/hls/manifest.m3u8": {"parameters": [video_id], "get": {
-            "tags": [asset_tag], "security": [], "summary": "HLS master playlist (encoded qualities)",
-            "responses": {"200": _text("application/vnd.apple.mpegurl", "master"), "404": missing_asset}}},
-        "/vod/{videoId}/thumbnail.jpg": {"parameters": [video_id], "get": {
-            "tags": [asset_tag], "security": [], "summary": "JPEG thumbnail",
-            "responses": {"200": {"description": "JPEG", "content": {"image/jpeg": {"schema": {
-                "type": "string", "format": "binary"}}}}, "404": missing_asset}}},
-        "/vod/{videoId}/mp4/source.mp4": {"parameters": [video_id], "get": {
-            "tags": [asset_tag], "security": [], "summary": "MP4 (mp4Support)",
-            "responses": {"200": {"description": "MP4", "content": {"video/mp4": {"schema": {
-                "type": "string", "format": "binary"}}}}, "404": missing_asset}}},
+        "/tags": {"get": op("The project's tags with their video counts", {"200": ok(page(TAG)), "400": BAD}, params=[
+            param("value", "query", {"type": "string", "maxLength": 255}), *sorting("value", "videoCount"),
+            *paging(settings)])},
     }
-    control = {
-        "/_fake/projects": {"post": {"tags": [CONTROL_TAG], "security": [],
-                                     "summary": "A project with a sandbox and a production key",
-                                     "requestBody": {"required": False, "content": {"application/json": {
-                                         "schema": {"type": "object", "additionalProperties": False}}}},
-                                     "responses": {"201": json_response_spec({"type": "object", "properties": {
-                                         "project_id": {"type": "string"}, "sandbox_key": {"type": "string"},
-                                         "production_key": {"type": "string"}},
-                                         "required": ["project_id", "sandbox_key", "production_key"]}),
-                                         "400": json_response_spec(CONTROL_ERROR)}}},
-        "/_fake/usage": {"get": {"tags": [CONTROL_TAG], "security": [],
-                                 "summary": "Usage figures and dollars per project",
-                                 "parameters": [_param("project", "query")],
-                                 "responses": {"200": json_response_spec({"type": "object"}),
-                                               "400": json_response_spec(CONTROL_ERROR),
-                                               "404": json_response_spec(CONTROL_ERROR)}}},
-        "/_fake/webhooks/deliveries": {"get": {"tags": [CONTROL_TAG], "security": [], "summary": "The webhook outbox",
-                                               "responses": {"200": json_response_spec({"type": "object"})}}},
-        "/_fake/views": {"post": {"tags": [CONTROL_TAG], "security": [], "summary": "Record seconds watched of a video",
-                                  "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                                      "type": "object", "properties": {
-                                          "videoId": {"type": "string"},
-                                          "seconds": {"type": "number", "minimum": 0, "maximum": 1_000_000_000}},
-                                      "required": ["videoId", "seconds"], "additionalProperties": False}}}},
-                                  "responses": {"201": json_response_spec({"type": "object"}),
-                                                "400": json_response_spec(CONTROL_ERROR),
-                                                "404": json_response_spec(CONTROL_ERROR)}}},
-    }
+
+
+def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
+    from .openapi_control import control_paths
+    from .openapi_paths import asset_paths, live_paths, track_paths
+
+    paths = {**video_paths(settings), **track_paths(settings), **live_paths(settings), **asset_paths()}
     return {
         "openapi": "3.0.3",
         "info": {"title": title, "version": "fake",
                  "description": "An api.video lookalike (environment: " + settings.environment + "). Assets "
-                                "(/vod/...) are the embed and CDN hosts, served by the fake without a key."},
+                                "(/vod/..., /live/..., /assets/...) are the embed and CDN hosts, served by the fake "
+                                "without a key."},
         "components": {"securitySchemes": {
             "basicAuth": {"type": "http", "scheme": "basic", "description": "the API key as user name, no password"},
             "bearerAuth": {"type": "http", "scheme": "bearer", "description": "a token from /auth/api-key"},
@@ -345,9 +179,13 @@ def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
                                "reference's own exchange)", "flows": {"clientCredentials": {
                                    "tokenUrl": "/auth/api-key", "refreshUrl": "/auth/refresh", "scopes": {}}}},
             "refreshExchange": {"type": "oauth2", "description": "POST /auth/refresh {refreshToken}", "flows": {
-                "clientCredentials": {"tokenUrl": "/auth/refresh", "scopes": {}}}}}},
+                "clientCredentials": {"tokenUrl": "/auth/refresh", "scopes": {}}}},
+            "uploadToken": {"type": "apiKey", "in": "query", "name": "token",
+                            "description": "a delegated upload token (POST /upload only)"}}},
         "security": [{"basicAuth": []}, {"bearerAuth": []}],
-        "paths": {**paths, **control},
-        "tags": [{"name": "videos"}, {"name": "auth"}, {"name": "summaries"}, {"name": "webhooks"},
-                 {"name": asset_tag, "description": "what the assets advertise, served by the fake"}],
+        "paths": {**paths, **control_paths()},
+        "tags": [{"name": name} for name in ("videos", "auth", "captions", "chapters", "summaries", "watermarks",
+                                             "upload tokens", "live streams", "player themes", "analytics",
+                                             "webhooks")] + [
+            {"name": "assets", "description": "what the assets advertise, served by the fake"}],
     }

@@ -17,12 +17,15 @@ from typing import IO, Any
 from mutagen import MutagenError
 from mutagen.mp4 import MP4
 
+from fakes.kernel.statecheck import StateReader
+
 CONTAINERS = {b"moov", b"trak", b"mdia", b"minf", b"stbl", b"edts"}
 VIDEO_CODECS = {b"avc1": "h264", b"avc3": "h264", b"hvc1": "hevc", b"hev1": "hevc", b"vp09": "vp9", b"av01": "av1",
                 b"mp4v": "mpeg4", b"apcn": "prores", b"apch": "prores", b"jpeg": "mjpeg"}
 AUDIO_CODECS = {b"mp4a": "aac", b"ac-3": "ac3", b"ec-3": "eac3", b"Opus": "opus", b"fLaC": "flac", b"lpcm": "pcm",
                 b"sowt": "pcm", b"twos": "pcm", b".mp3": "mp3"}
 COMMON_RATIOS = ((16, 9), (9, 16), (4, 3), (3, 4), (1, 1), (21, 9), (3, 2), (2, 3))
+MAX_DURATION_S = 30 * 86_400  # longer than any source the reference accepts (1,440 minutes)
 MAX_MOOV = 64 * 1024 * 1024  # a moov larger than this is not what a test uploads; treat as not media
 
 
@@ -57,18 +60,22 @@ class Probe:
         return dict(vars(self))
 
     @classmethod
-    def from_state(cls, row: dict[str, Any]) -> Probe:
-        return cls(float(row["duration_s"]), _opt_int(row["width"]), _opt_int(row["height"]),
-                   None if row["bitrate"] is None else float(row["bitrate"]), _opt_int(row["framerate"]),
-                   _opt_int(row["samplerate"]), _opt_str(row["video_codec"]), _opt_str(row["audio_codec"]))
+    def from_state(cls, read: StateReader) -> Probe:
+        """A probe of an imported state: each figure in the range a real file could give."""
+        read.only(("duration_s", "width", "height", "bitrate", "framerate", "samplerate", "video_codec",
+                   "audio_codec"))
 
+        def optional_number(name: str) -> float | None:
+            return None if read.raw(name) is None else read.number(name, minimum=0, maximum=10**12)
 
-def _opt_int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def _opt_str(value: Any) -> str | None:
-    return None if value is None else str(value)
+        return cls(read.number("duration_s", minimum=0, maximum=MAX_DURATION_S),
+                   read.integer("width", minimum=0, maximum=100_000, nullable=True),
+                   read.integer("height", minimum=0, maximum=100_000, nullable=True),
+                   optional_number("bitrate"),
+                   read.integer("framerate", minimum=0, maximum=10_000, nullable=True),
+                   read.integer("samplerate", minimum=0, maximum=10_000_000, nullable=True),
+                   read.text("video_codec", max_length=32, nullable=True),
+                   read.text("audio_codec", max_length=32, nullable=True))
 
 
 def probe(handle: IO[bytes], size: int) -> Probe | None:

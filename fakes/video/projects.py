@@ -12,7 +12,9 @@ import binascii
 from dataclasses import dataclass
 from typing import Any
 
+from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.statecheck import StateReader, refuse
 
 from . import data
 from .problems import problem
@@ -21,8 +23,9 @@ MISSING_HEADER = ("authentication-missing-authorization-header", 'The "Authoriza
 INVALID_HEADER = ("authentication-invalid-authorization-header-value", 'The "Authorization" header value is invalid.')
 INVALID_KEY = ("authentication-invalid-api-key", "The API key is invalid.")
 INVALID_TOKEN = ("authentication-invalid-access-token", "The access token is invalid or expired.")
-INVALID_REFRESH = ("authentication-invalid-refresh-token", "The refresh token is invalid.")
 INVALID_CREDENTIALS = ("authentication-invalid-user-credentials", "The user credentials were incorrect.")
+KEY_PATTERN = r"[0-9A-Za-z]{43}"
+MAX_COUNT = 10**12
 
 
 @dataclass
@@ -35,6 +38,9 @@ class Project:
     #: False: no rate limit counts or refuses this project's requests (the benchmark's project,
     #: which reads one page thousands of times at one virtual instant); other projects keep theirs
     rate_limited: bool = True
+    #: the reference's "Video Restore" feature: a deleted video is discarded (restorable) for the
+    #: retention instead of deleted at once
+    keeps_discarded: bool = False
 
     def key(self, environment: str) -> str:
         return self.sandbox_key if environment == "sandbox" else self.production_key
@@ -42,7 +48,8 @@ class Project:
     def to_dict(self) -> dict[str, Any]:
         return {"project_id": self.project_id, "number": self.number, "sandbox_key": self.sandbox_key,
                 "production_key": self.production_key, "created_ms": self.created_ms,
-                **({} if self.rate_limited else {"rate_limited": False})}
+                **({} if self.rate_limited else {"rate_limited": False}),
+                **({"keeps_discarded": True} if self.keeps_discarded else {})}
 
 
 @dataclass
@@ -61,6 +68,11 @@ def unauthorized(kind: tuple[str, str], detail: str | None = None) -> ServiceErr
     return problem(401, kind[0], kind[1], detail=detail)
 
 
+def invalid_credentials() -> ServiceError:
+    """The reference's 400 for an unknown API key or refresh token (its ``name`` is empty)."""
+    return problem(400, INVALID_CREDENTIALS[0], INVALID_CREDENTIALS[1], name="")
+
+
 class Projects:
     """Every project of the fake, its keys, and the tokens issued for them."""
 
@@ -75,10 +87,10 @@ class Projects:
         self.token_count = 0
         self._basic: dict[str, str] = {}
 
-    def create(self, now_ms: int, *, rate_limited: bool = True) -> Project:
+    def create(self, now_ms: int, *, rate_limited: bool = True, keeps_discarded: bool = False) -> Project:
         number = len(self.by_id) + 1
         project = Project(data.project_id(self.seed, number), number, data.api_key(self.seed, "sandbox", number),
-                          data.api_key(self.seed, "production", number), now_ms, rate_limited)
+                          data.api_key(self.seed, "production", number), now_ms, rate_limited, keeps_discarded)
         self._add(project)
         return project
 
@@ -97,9 +109,9 @@ class Projects:
             known = self._basic.get(credentials)
             if known is not None and known in self.by_key:
                 return self.by_key[known]
-            try:
+            try:  # a header of other than ASCII bytes is no base64 either (ValueError), never a 500
                 decoded = base64.b64decode(credentials, validate=True).decode("utf-8")
-            except (binascii.Error, UnicodeDecodeError):
+            except (binascii.Error, ValueError):
                 raise unauthorized(INVALID_HEADER, "Basic credentials must be base64 of '<API key>:'") from None
             key, colon, _password = decoded.partition(":")
             if not colon:
@@ -128,22 +140,27 @@ class Projects:
         if not isinstance(api_key, str):
             raise problem(400, "invalid-attribute", "An attribute is invalid.", name="apiKey",
                           detail="apiKey (a string) is required")
-        if not isinstance(api_key, str) or api_key not in self.by_key:
-            raise problem(400, INVALID_CREDENTIALS[0], INVALID_CREDENTIALS[1], name="apiKey")
+        if api_key not in self.by_key:
+            raise invalid_credentials()
         return self._new_token(self.by_key[api_key], now_ms)
 
     def refresh(self, refresh_token: Any, now_ms: int) -> dict[str, Any]:
+        """A new pair for a refresh token, which works once; an unknown or spent one is the
+        reference's 400 "The user credentials were incorrect." (as for an unknown API key)."""
         if not isinstance(refresh_token, str):
             raise problem(400, "invalid-attribute", "An attribute is invalid.", name="refreshToken",
                           detail="refreshToken (a string) is required")
         token = self.by_refresh.get(refresh_token)
         if token is None or token.refreshed:
-            raise problem(401, INVALID_REFRESH[0], INVALID_REFRESH[1], name="refreshToken")
+            raise invalid_credentials()
         token.refreshed = True
         return self._new_token(self.by_id[token.project_id], now_ms)
 
     def _new_token(self, project: Project, now_ms: int) -> dict[str, Any]:
         self.token_count += 1
+        while data.access_token(self.seed, self.token_count) in self.tokens or \
+                data.refresh_token(self.seed, self.token_count) in self.by_refresh:
+            self.token_count += 1  # an imported state may hold tokens of numbers ahead of its count
         token = Token(data.access_token(self.seed, self.token_count), data.refresh_token(self.seed, self.token_count),
                       project.project_id, now_ms + self.token_lifetime_ms)
         self.tokens[token.access_token] = token
@@ -156,18 +173,40 @@ class Projects:
         return {"projects": [p.to_dict() for p in self.by_id.values()],
                 "tokens": [t.to_dict() for t in self.tokens.values()], "token_count": self.token_count}
 
-    def load_state(self, state: dict[str, Any]) -> None:
-        for row in state["projects"]:
-            rate_limited = row.get("rate_limited", True)
-            if not isinstance(rate_limited, bool):
-                raise ValueError(f"rate_limited must be true or false, got {rate_limited!r}")
-            self._add(Project(str(row["project_id"]), int(row["number"]), str(row["sandbox_key"]),
-                              str(row["production_key"]), int(row["created_ms"]), rate_limited))
-        for row in state["tokens"]:
-            token = Token(str(row["access_token"]), str(row["refresh_token"]), str(row["project_id"]),
-                          int(row["expires_ms"]), bool(row["refreshed"]))
+    def load_state(self, read: StateReader) -> None:
+        """Projects and tokens of an imported state, each field checked; keys and tokens unique."""
+        read.only(("projects", "tokens", "token_count"))
+        self.token_count = read.integer("token_count", minimum=0, maximum=MAX_COUNT)
+        for item in read.objects("projects", max_items=1_000_000):
+            item.only(("project_id", "number", "sandbox_key", "production_key", "created_ms", "rate_limited",
+                       "keeps_discarded"))
+            project = Project(item.text("project_id", pattern=r"pr[0-9A-Za-z]{22}"),
+                              item.integer("number", minimum=1, maximum=MAX_COUNT),
+                              item.text("sandbox_key", pattern=KEY_PATTERN),
+                              item.text("production_key", pattern=KEY_PATTERN),
+                              item.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS),
+                              item.boolean("rate_limited") if item.has("rate_limited") else True,
+                              item.boolean("keeps_discarded") if item.has("keeps_discarded") else False)
+            number = project.number
+            if project.project_id != data.project_id(self.seed, number) or \
+                    project.sandbox_key != data.api_key(self.seed, "sandbox", number) or \
+                    project.production_key != data.api_key(self.seed, "production", number):
+                refuse(item.where("project_id"), "and the keys must be those this seed gives project number "
+                                                 f"{number}")
+            if project.project_id in self.by_id:
+                refuse(item.where("project_id"), "repeats a project of this state")
+            self._add(project)
+        if len(self.by_id) and max(p.number for p in self.by_id.values()) != len(self.by_id):
+            refuse(read.where("projects"), "must be numbered 1 to their count (the next project takes the next)")
+        for item in read.objects("tokens", max_items=10_000_000):
+            item.only(("access_token", "refresh_token", "project_id", "expires_ms", "refreshed"))
+            token = Token(item.text("access_token", max_length=64), item.text("refresh_token", max_length=80),
+                          item.text("project_id", max_length=64),
+                          item.integer("expires_ms", minimum=0, maximum=MAX_EPOCH_MS + self.token_lifetime_ms),
+                          item.boolean("refreshed"))
             if token.project_id not in self.by_id:
-                raise ValueError(f"token of unknown project {token.project_id}")
+                refuse(item.where("project_id"), "names no project of this state")
+            if token.access_token in self.tokens or token.refresh_token in self.by_refresh:
+                refuse(item.where("access_token"), "repeats a token of this state")
             self.tokens[token.access_token] = token
             self.by_refresh[token.refresh_token] = token
-        self.token_count = int(state["token_count"])

@@ -21,4 +21,14 @@ SANDBOX_SOURCE_TOO_LONG = ClientRule(
     source="seed 002, Limits: 'Sandbox: videos limited to 30 seconds'",
 )
 
-RULES = (STATUS_TIGHT_POLLING, SANDBOX_SOURCE_TOO_LONG)
+UPLOAD_PART_NAME = ClientRule(
+    id="video/upload-part-name",
+    severity="warning",
+    explanation="A multipart upload sent its file in a part not named file (e.g. named after the file, as "
+                "api.video's Node client does). The fake takes one file part under any name, as the real service "
+                "does, but the reference documents the part as file; name it so.",
+    source="reference: every upload's multipart body has the property file (POST /videos/{videoId}/source, "
+           "/upload, thumbnails, logos, watermarks, captions, chapters)",
+)
+
+RULES = (STATUS_TIGHT_POLLING, SANDBOX_SOURCE_TOO_LONG, UPLOAD_PART_NAME)

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 from fakes.kernel.settings import FakeSettings, SettingsError
 
+from .geo import CONTINENT_OF
+
 #: requests a minute per class (uploads, writes, reads), per environment, from the reference
 SANDBOX_LIMITS = {"uploads": 40, "writes": 40, "reads": 100}
 PRODUCTION_LIMITS = {"uploads": 100, "writes": 200, "reads": 500}
@@ -29,6 +31,17 @@ class VideoSettings(FakeSettings):
         "help": "longest source the sandbox accepts, in seconds (seed: 30)"})
     sandbox_retention_s: int = field(default=86_400, metadata={
         "help": "a sandbox video is deleted this long after its creation (seed: 24 h)"})
+    keep_discarded_videos: bool = field(default=False, metadata={
+        "help": "whether new projects have the reference's Video Restore feature: a deleted video is discarded "
+                "(listed under /discarded/videos, restorable) for discarded_retention_s, then deleted; "
+                "POST /_fake/projects {\"keeps_discarded\": true} turns it on for one project"})
+    discarded_retention_s: int = field(default=90 * 86_400, metadata={
+        "help": "how long a discarded video is kept before it is deleted for good (reference: 90 days)"})
+    playback_country: str = field(default="US", metadata={
+        "help": "the country (ISO 3166 alpha-2) analytics give plays of the fake's own player and HLS (it has no "
+                "IP geolocation); POST /_fake/plays names its own"})
+    max_image_bytes: int = field(default=8 * 1024 * 1024, metadata={
+        "help": "largest image upload (thumbnails, logos, watermarks), bytes"})
     token_lifetime_s: int = field(default=3_600, metadata={"help": "expires_in of /auth/api-key access tokens"})
     max_upload_bytes: int = field(default=200 * 1024 * 1024, metadata={
         "help": "largest file part of one upload request (reference: 200 MiB); more is uploaded-file-too-large"})
@@ -77,7 +90,10 @@ class VideoSettings(FakeSettings):
             (min(self.queue_s, self.ingest_base_s, self.ingest_per_source_s, self.encode_base_s,
                  self.encode_per_source_s, self.caption_per_source_s, self.summary_delay_s) >= 0,
              "timeline durations must be >= 0"),
-            (self.token_lifetime_s >= 1 and self.sandbox_retention_s >= 1, "lifetimes must be >= 1"),
+            (self.token_lifetime_s >= 1 and self.sandbox_retention_s >= 1 and self.discarded_retention_s >= 1,
+             "lifetimes must be >= 1"),
+            (1 <= self.max_image_bytes <= 64 * 1024 * 1024, "max_image_bytes must be from 1 to 64 MiB"),
+            (self.playback_country in CONTINENT_OF, "playback_country must be an ISO 3166 alpha-2 country code"),
             (self.max_upload_bytes >= 1 and self.min_chunk_bytes >= 0 and self.max_parts >= 1,
              "upload limits must be positive"),
             (set(self.rate_limits) <= set(SANDBOX_LIMITS), "rate_limits keys are uploads, writes, reads"),

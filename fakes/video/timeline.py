@@ -4,9 +4,10 @@ Once the last byte arrives (instant U) the source waits ``queue_s`` (ingest stat
 ingests for ``ingest_base_s + duration * ingest_per_source_s`` (``ingesting``), then each quality
 encodes after the previous one for ``encode_base_s + duration * encode_per_source_s``: HLS from
 240p up to the source's height (a source under 240 pixels gets 240p only), then the MP4 at the top
-rung when ``mp4Support``. The video is playable when the first quality is encoded. Captions come
-``duration * caption_per_source_s`` after the last quality, the summary ``summary_delay_s`` later.
-Nothing is scheduled: the status is computed from these instants whenever it is read.
+rung when ``mp4Support``. The video is playable when the first quality is encoded. The transcript is
+ready ``duration * caption_per_source_s`` after the last quality: the captions then (when asked
+for), and a summary ``summary_delay_s`` after the transcript or its own request, the later
+(summaries.py). Nothing is scheduled: the status is computed from these instants whenever it is read.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ class Timeline:
     ingested_ms: int
     steps: tuple[Step, ...]
     failed: bool
-    caption_ms: int | None
-    summary_ms: int | None
+    transcribed_ms: int | None  # the transcript (for captions and summaries) is ready
+    caption_ms: int | None  # = transcribed_ms when the video asked for captions
 
     @property
     def playable_ms(self) -> int | None:
@@ -79,7 +80,7 @@ class Timeline:
 
 
 def build(settings: VideoSettings, uploaded_ms: int, duration_s: float | None, height: int | None, *,
-          mp4: bool, transcript: bool, summary: bool) -> Timeline:
+          mp4: bool, transcript: bool) -> Timeline:
     """The instants of a source received at ``uploaded_ms``; ``duration_s`` None means not media."""
     seconds = duration_s or 0.0
     ingest_start = uploaded_ms + round(settings.queue_s * 1000)
@@ -94,7 +95,6 @@ def build(settings: VideoSettings, uploaded_ms: int, duration_s: float | None, h
     for encoding, quality in plan:
         steps.append(Step(encoding, quality, cursor, cursor + per_quality))
         cursor += per_quality
-    caption = cursor + round(seconds * settings.caption_per_source_s * 1000) if (transcript or summary) else None
-    summary_at = (caption + round(settings.summary_delay_s * 1000)) if summary and caption is not None else None
-    return Timeline(uploaded_ms, ingest_start, ingested, tuple(steps), False,
-                    caption if transcript else None, summary_at)
+    transcribed = cursor + round(seconds * settings.caption_per_source_s * 1000)
+    return Timeline(uploaded_ms, ingest_start, ingested, tuple(steps), False, transcribed,
+                    transcribed if transcript else None)

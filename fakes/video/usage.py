@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fakes.kernel.statecheck import StateReader
+
 MONTH_MS = 30 * 86_400_000
 
 
@@ -26,8 +28,10 @@ class Usage:
         return dict(vars(self))
 
     @classmethod
-    def from_state(cls, row: dict[str, Any]) -> Usage:
-        return cls(**{k: float(v) for k, v in row.items()})
+    def from_state(cls, read: StateReader) -> Usage:
+        names = tuple(cls.__dataclass_fields__)
+        read.only(names)
+        return cls(**{name: read.number(name, minimum=0, maximum=1e30) for name in names})
 
 
 def report(usage: Usage, open_stored_minute_ms: float, stored_minutes_now: float,

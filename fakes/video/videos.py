@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakes.kernel.clock import utc_datetime
+from fakes.kernel.clock import MAX_EPOCH_MS, utc_datetime
+from fakes.kernel.statecheck import StateReader, check_text, refuse
 
 from . import data
 from .ingest import UploadSession
 from .probe import Probe
-from .problems import attribute_required, invalid_attribute
 from .timeline import Timeline
 
 SUMMARY_ATTRIBUTES = ("abstract", "takeaways")
@@ -28,13 +28,19 @@ UPDATE_FIELDS = frozenset({"title", *COMMON_FIELDS})
 CLIP_FIELDS = frozenset({"startTimecode", "endTimecode"})
 WATERMARK_FIELDS = frozenset({"id", "top", "left", "bottom", "right", "width", "height", "opacity"})
 MAX_TEXT = 10_000
-PLAYER_ID = re.compile(r"pt[0-9A-Za-z]{1,40}")
+PLAYER_ID = re.compile(r"pl[0-9A-Za-z]{22}")
 MAX_ITEMS = 100
 
 
 def atom(epoch_ms: int) -> str:
-    """ATOM timestamp (seconds, ``+00:00``) as the reference writes them."""
-    return _atom_seconds(epoch_ms // 1000)
+    """ATOM timestamp (seconds, ``+00:00``) as the reference writes them (instants past the end
+    of year 9999, which a derived instant could reach, are written as its last second)."""
+    return _atom_seconds(min(max(epoch_ms, 0), MAX_EPOCH_MS) // 1000)
+
+
+def later(now_ms: int, delay_ms: int) -> int:
+    """An instant ``delay_ms`` after ``now_ms``, never past the last instant the clock may reach."""
+    return min(MAX_EPOCH_MS, now_ms + delay_ms)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -71,9 +77,15 @@ class Video:
     uploaded_ms: int | None = None  # the instant the source became complete
     probe: Probe | None = None
     failed: bool = False  # the source is not media: ingested, then encoding failed
-    summary_id: str | None = None
     copied_from: str | None = None
+    live_stream_id: str | None = None  # the live stream this video recorded
+    discarded_ms: int | None = None  # deleted with the project's discarded-video retention on
+    purge_ms: int | None = None  # when a discarded video goes for good
     timeline: Timeline | None = None  # derived from the above; rebuilt on load
+
+    @property
+    def discarded(self) -> bool:
+        return self.discarded_ms is not None
 
     def to_state(self) -> dict[str, Any]:
         state = {k: v for k, v in vars(self).items() if k not in ("upload", "probe", "timeline")}
@@ -82,166 +94,97 @@ class Video:
         return state
 
     @classmethod
-    def from_state(cls, row: dict[str, Any]) -> Video:
-        fields = {k: v for k, v in row.items() if k not in ("upload", "probe", "timeline")}
-        video = cls(**fields)
-        video.upload = UploadSession.from_state(row["upload"]) if row["upload"] else None
-        video.probe = Probe.from_state(row["probe"]) if row["probe"] else None
-        if not isinstance(video.video_id, str) or not isinstance(video.title, str):
-            raise ValueError("video_id and title must be strings")
+    def from_state(cls, read: StateReader) -> Video:
+        """A video of an imported state, every field checked (a refusal names it)."""
+        read.only((*STATE_FIELDS, "upload", "probe"))
+        def instant(name: str) -> int:
+            return read.integer(name, minimum=0, maximum=MAX_EPOCH_MS)  # type: ignore[no-any-return]
+
+        def optional_instant(name: str) -> int | None:
+            return read.integer(name, minimum=0, maximum=MAX_EPOCH_MS, nullable=True)  # type: ignore[no-any-return]
+
+        video = cls(
+            video_id=read.text("video_id", pattern=VIDEO_ID_PATTERN),
+            project_id=read.text("project_id", max_length=64),
+            number=read.integer("number", minimum=1, maximum=MAX_COUNT),
+            created_ms=instant("created_ms"),
+            title=read.text("title", min_length=1, max_length=1000),
+            description=read.text("description", max_length=MAX_TEXT),
+            tags=_state_tags(read),
+            metadata=_state_metadata(read),
+            public=read.boolean("public"),
+            panoramic=read.boolean("panoramic"),
+            mp4_support=read.boolean("mp4_support"),
+            player_id=read.text("player_id", pattern=PLAYER_ID.pattern, nullable=True),
+            language=_state_choice(read, "language", data.LANGUAGES),
+            language_origin=_state_choice(read, "language_origin", ("api", "auto")),
+            transcript=read.boolean("transcript"),
+            transcript_summary=read.boolean("transcript_summary"),
+            summary_attributes=_state_attributes(read),
+            clip=_state_strings(read, "clip", CLIP_FIELDS),
+            watermark=_state_strings(read, "watermark", WATERMARK_FIELDS),
+            updated_ms=instant("updated_ms"),
+            deletes_ms=optional_instant("deletes_ms"),
+            uploaded_ms=optional_instant("uploaded_ms"),
+            failed=read.boolean("failed"),
+            copied_from=read.text("copied_from", pattern=VIDEO_ID_PATTERN, nullable=True),
+            live_stream_id=read.text("live_stream_id", pattern=r"li[0-9A-Za-z]{22}", nullable=True),
+            discarded_ms=optional_instant("discarded_ms"),
+            purge_ms=optional_instant("purge_ms"),
+        )
+        video.upload = None if read.raw("upload") is None else UploadSession.from_state(read.object("upload"))
+        video.probe = None if read.raw("probe") is None else Probe.from_state(read.object("probe"))
+        if video.uploaded_ms is not None and video.upload is None:
+            refuse(read.where("upload"), "must describe the received source of an uploaded video")
+        if video.uploaded_ms is None and (video.probe is not None or video.failed):
+            refuse(read.where("uploaded_ms"), "is null but the video has a probed source")
+        if video.uploaded_ms is not None and video.probe is None and not video.failed:
+            refuse(read.where("probe"), "is null for an uploaded source that did not fail")
+        if (video.discarded_ms is None) != (video.purge_ms is None):
+            refuse(read.where("purge_ms"), "is set exactly when discarded_ms is")
         return video
 
 
-# -- payloads ------------------------------------------------------------------------------------
-def _string(body: dict[str, Any], name: str, *, limit: int = MAX_TEXT) -> str | None:
-    value = body.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise invalid_attribute(name, f"{name} must be a string")
-    if len(value) > limit:
-        raise invalid_attribute(name, f"{name} is longer than {limit} characters")
-    return value
+STATE_FIELDS = ("video_id", "project_id", "number", "created_ms", "title", "description", "tags", "metadata",
+                "public", "panoramic", "mp4_support", "player_id", "language", "language_origin", "transcript",
+                "transcript_summary", "summary_attributes", "clip", "watermark", "updated_ms", "deletes_ms",
+                "uploaded_ms", "failed", "copied_from", "live_stream_id", "discarded_ms", "purge_ms")
+VIDEO_ID_PATTERN = r"vi[0-9A-Za-z]{22}"
+MAX_COUNT = 10**12
 
 
-def _boolean(body: dict[str, Any], name: str) -> bool | None:
-    value = body.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, bool):
-        raise invalid_attribute(name, f"{name} must be a boolean")
-    return value
+def _state_tags(read: StateReader) -> list[str]:
+    tags = read.array("tags", max_items=MAX_ITEMS)
+    for index, tag in enumerate(tags):
+        check_text(tag, f"{read.where('tags')}[{index}]", max_length=255)
+    return list(tags)
 
 
-def _tags(body: dict[str, Any]) -> list[str] | None:
-    value = body.get("tags")
-    if value is None:
-        return None
-    if not isinstance(value, list) or len(value) > MAX_ITEMS or not all(isinstance(t, str) and len(t) <= 255
-                                                                       for t in value):
-        raise invalid_attribute("tags", "tags must be a list of at most 100 strings")
-    return list(value)
-
-
-def _metadata(body: dict[str, Any]) -> list[dict[str, str]] | None:
-    value = body.get("metadata")
-    if value is None:
-        return None
-    if not isinstance(value, list) or len(value) > MAX_ITEMS:
-        raise invalid_attribute("metadata", "metadata must be a list of {key, value} objects")
+def _state_metadata(read: StateReader) -> list[dict[str, str]]:
     pairs = []
-    for item in value:
-        if (not isinstance(item, dict) or set(item) != {"key", "value"} or not isinstance(item["key"], str)
-                or not isinstance(item["value"], str) or not 1 <= len(item["key"]) <= 255
-                or len(item["value"]) > 1000):
-            raise invalid_attribute("metadata", "each metadata item is {key (1-255 characters), value (a string "
-                                                "of at most 1000)}")
-        pairs.append({"key": item["key"], "value": item["value"]})
+    for item in read.objects("metadata", max_items=MAX_ITEMS):
+        item.only(("key", "value"))
+        pairs.append({"key": item.text("key", min_length=1, max_length=255),
+                      "value": item.text("value", max_length=1000)})
     return pairs
 
 
-def _language(body: dict[str, Any]) -> str | None:
-    value = body.get("language")
-    if value is None:
+def _state_choice(read: StateReader, name: str, choices: tuple[str, ...]) -> str | None:
+    return None if read.raw(name) is None else read.choice(name, choices)
+
+
+def _state_attributes(read: StateReader) -> list[str]:
+    values = read.array("summary_attributes", max_items=len(SUMMARY_ATTRIBUTES))
+    if not values or any(v not in SUMMARY_ATTRIBUTES for v in values) or len(set(values)) != len(values):
+        refuse(read.where("summary_attributes"), "must be a non-empty list of abstract and takeaways")
+    return list(values)
+
+
+def _state_strings(read: StateReader, name: str, allowed: frozenset[str]) -> dict[str, Any] | None:
+    if read.raw(name) is None:
         return None
-    if value not in data.LANGUAGES:
-        raise invalid_attribute("language", f"language must be one of {', '.join(data.LANGUAGES)}")
-    return str(value)
-
-
-def _attributes(body: dict[str, Any]) -> list[str] | None:
-    value = body.get("transcriptSummaryAttributes")
-    if value is None:
-        return None
-    if not isinstance(value, list) or not value or not all(v in SUMMARY_ATTRIBUTES for v in value):
-        raise invalid_attribute("transcriptSummaryAttributes", "a non-empty list of abstract and takeaways")
-    return [a for a in SUMMARY_ATTRIBUTES if a in value]
-
-
-def _object(body: dict[str, Any], name: str, allowed: frozenset[str]) -> dict[str, Any] | None:
-    value = body.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, dict) or not set(value) <= allowed or \
-            not all(isinstance(v, str) and len(v) <= 100 for v in value.values()):
-        raise invalid_attribute(name, f"{name} must be an object of strings with keys among "
-                                      f"{', '.join(sorted(allowed))}")
-    return dict(value)
-
-
-def refuse_unknown(body: dict[str, Any], allowed: frozenset[str], nullable: frozenset[str] = frozenset()) -> None:
-    """Unknown attributes and nulls where the reference has no null are refused, not ignored."""
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        raise invalid_attribute(unknown[0], f"unknown attribute; this payload takes {', '.join(sorted(allowed))}")
-    nulls = sorted(name for name, value in body.items() if value is None and name not in nullable)
-    if nulls:
-        raise invalid_attribute(nulls[0], f"{nulls[0]} must not be null")
-
-
-def _player_id(body: dict[str, Any]) -> str | None:
-    value = _string(body, "playerId", limit=64)
-    if value is not None and not PLAYER_ID.fullmatch(value):
-        raise invalid_attribute("playerId", "playerId must be a player id (pt followed by letters and digits)")
-    return value
-
-
-def creation_fields(body: dict[str, Any]) -> dict[str, Any]:
-    """The video's fields from a creation payload (the reference's ``video-creation-payload``)."""
-    if "title" not in body or body["title"] is None:
-        raise attribute_required("title")
-    refuse_unknown(body, CREATION_FIELDS, frozenset({"language"}))
-    title = _string(body, "title", limit=1000)
-    if not title:
-        raise invalid_attribute("title", "title must not be empty")
-    fields: dict[str, Any] = {"title": title}
-    fields.update(_common(body))
-    for name, allowed in (("clip", CLIP_FIELDS), ("watermark", WATERMARK_FIELDS)):
-        value = _object(body, name, allowed)
-        if value is not None:
-            fields[name] = value
-    return fields
-
-
-def update_fields(body: dict[str, Any]) -> dict[str, Any]:
-    """Changed fields of a PATCH (``video-update-payload``); ``playerId: null`` detaches the player."""
-    refuse_unknown(body, UPDATE_FIELDS, frozenset({"language", "playerId"}))
-    fields: dict[str, Any] = {}
-    if "title" in body:
-        title = _string(body, "title", limit=1000)
-        if not title:
-            raise invalid_attribute("title", "title must be a non-empty string")
-        fields["title"] = title
-    fields.update(_common(body))
-    if "playerId" in body and body["playerId"] is None:
-        fields["player_id"] = None
-    if "language" in body and body["language"] is None:
-        fields["language"] = None
-        fields["language_origin"] = None
-    return fields
-
-
-def _common(body: dict[str, Any]) -> dict[str, Any]:
-    fields: dict[str, Any] = {}
-    checks: list[tuple[str, str, Any]] = [
-        ("description", "description", _string(body, "description")),
-        ("public", "public", _boolean(body, "public")),
-        ("panoramic", "panoramic", _boolean(body, "panoramic")),
-        ("mp4Support", "mp4_support", _boolean(body, "mp4Support")),
-        ("playerId", "player_id", _player_id(body)),
-        ("tags", "tags", _tags(body)),
-        ("metadata", "metadata", _metadata(body)),
-        ("language", "language", _language(body)),
-        ("transcript", "transcript", _boolean(body, "transcript")),
-        ("transcriptSummary", "transcript_summary", _boolean(body, "transcriptSummary")),
-        ("transcriptSummaryAttributes", "summary_attributes", _attributes(body)),
-    ]
-    for _name, attribute, value in checks:
-        if value is not None:
-            fields[attribute] = value
-    if "language" in fields:
-        fields["language_origin"] = "api"
-    return fields
+    inner = read.object(name).only(allowed)
+    return {key: inner.text(key, max_length=100) for key in inner.value}
 
 
 # -- rendering -----------------------------------------------------------------------------------
@@ -261,6 +204,9 @@ def assets(video_id: str, base: str, mp4: bool) -> dict[str, str]:
 
 def to_json(video: Video, base: str, sandbox: bool) -> dict[str, Any]:
     """The reference's video object (plus ``watermarked``, the sandbox's watermark flag)."""
+    deletes = video.deletes_ms
+    if video.purge_ms is not None:
+        deletes = video.purge_ms if deletes is None else min(deletes, video.purge_ms)
     body: dict[str, Any] = {
         "videoId": video.video_id,
         "createdAt": atom(video.created_ms),
@@ -268,9 +214,9 @@ def to_json(video: Video, base: str, sandbox: bool) -> dict[str, Any]:
         "description": video.description,
         "publishedAt": atom(video.created_ms),
         "updatedAt": atom(video.updated_ms or video.created_ms),
-        "discardedAt": None,
-        "deletesAt": atom(video.deletes_ms) if video.deletes_ms is not None else None,
-        "discarded": False,
+        "discardedAt": atom(video.discarded_ms) if video.discarded_ms is not None else None,
+        "deletesAt": atom(deletes) if deletes is not None else None,
+        "discarded": video.discarded,
         "languageOrigin": video.language_origin,
         "tags": list(video.tags),
         "metadata": [dict(pair) for pair in video.metadata],
@@ -285,7 +231,11 @@ def to_json(video: Video, base: str, sandbox: bool) -> dict[str, Any]:
         body["language"] = video.language
     if video.player_id is not None:
         body["playerId"] = video.player_id
-    if video.uploaded_ms is not None:
+    if video.live_stream_id is not None:
+        body["source"]["type"] = "live"
+        body["source"]["liveStream"] = {"liveStreamId": video.live_stream_id, "links": [
+            {"rel": "self", "uri": f"/live-streams/{video.live_stream_id}"}]}
+    elif video.uploaded_ms is not None:
         body["source"]["type"] = "upload"
     if video.clip is not None:
         body["clip"] = video.clip
@@ -330,4 +280,21 @@ def matches(video: Video, query: dict[str, Any]) -> bool:
         pairs = {(m["key"], m["value"]) for m in video.metadata}
         if not all((k, v) in pairs for k, v in metadata.items()):
             return False
-    return query.get("liveStreamId") is None  # no video of this fake comes from a live stream
+    live = query.get("liveStreamId")
+    return live is None or live == video.live_stream_id
+
+
+def tag_counts(videos: list[Video], value: str | None, sort_by: str, descending: bool) -> list[dict[str, Any]]:
+    """``[{value, videoCount}]`` of these videos' tags (``value``: a case-insensitive substring)."""
+    counts: dict[str, int] = {}
+    for video in videos:
+        for tag in dict.fromkeys(video.tags):
+            counts[tag] = counts.get(tag, 0) + 1
+    wanted = (value or "").lower()
+    rows: list[dict[str, Any]] = [{"value": tag, "videoCount": count} for tag, count in counts.items()
+                                  if wanted in tag.lower()]
+    if sort_by == "videoCount":  # ties by value, A to Z either way
+        rows.sort(key=lambda r: (-r["videoCount"] if descending else r["videoCount"], r["value"]))
+    else:
+        rows.sort(key=lambda r: r["value"], reverse=descending)
+    return rows

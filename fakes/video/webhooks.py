@@ -12,13 +12,18 @@ import hashlib
 import hmac
 import ipaddress
 import json
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import data
-from .problems import attribute_required, invalid_attribute
+from fakes.kernel.clock import MAX_EPOCH_MS
+from fakes.kernel.statecheck import StateReader, check_text, refuse
 
+from . import data
+from .problems import attribute_required, invalid_attribute, not_found
+
+MAX_COUNT = 10**12
 EVENTS = ("video.encoding.quality.completed", "video.source.recorded", "video.caption.generated",
           "video.summary.generated", "live-stream.broadcast.started", "live-stream.broadcast.ended")
 
@@ -120,6 +125,15 @@ class Webhooks:
         self.subscriptions[subscription.webhook_id] = subscription
         return subscription
 
+    def subscription(self, project_id: str, webhook_id: str) -> Subscription:
+        sub = self.subscriptions.get(webhook_id)
+        if sub is None or sub.project_id != project_id:
+            raise not_found("webhookId")
+        return sub
+
+    def unsubscribe(self, project_id: str, webhook_id: str) -> None:
+        del self.subscriptions[self.subscription(project_id, webhook_id).webhook_id]
+
     def of_project(self, project_id: str) -> list[Subscription]:
         return [s for s in self.subscriptions.values() if s.project_id == project_id]
 
@@ -138,17 +152,53 @@ class Webhooks:
             made.append(delivery)
         return made
 
+    def unsent(self) -> list[Delivery]:
+        """Deliveries not attempted yet (a restored fake sends them, as the original would have)."""
+        return [d for d in self.outbox if d.status == "pending"]
+
     def to_state(self) -> dict[str, Any]:
         return {"subscriptions": [s.to_state() for s in self.subscriptions.values()],
                 "outbox": [d.to_state() for d in self.outbox], "count": self.count}
 
-    def load_state(self, state: dict[str, Any]) -> None:
-        for row in state["subscriptions"]:
-            sub = Subscription(**row)
+    def load_state(self, read: StateReader, projects: Container[str]) -> None:
+        """Subscriptions and the outbox of an imported state, each field checked."""
+        read.only(("subscriptions", "outbox", "count"))
+        self.count = read.integer("count", minimum=0, maximum=MAX_COUNT)
+        for item in read.objects("subscriptions", max_items=1_000_000):
+            item.only(("webhook_id", "project_id", "created_ms", "events", "url", "secret", "deliverable"))
+            events = item.array("events", max_items=len(EVENTS))
+            if not events or any(e not in EVENTS for e in events) or len(set(events)) != len(events):
+                refuse(item.where("events"), "must be a non-empty list of distinct events")
+            sub = Subscription(item.text("webhook_id", pattern=r"webhook_[0-9A-Za-z]{22}"),
+                               item.text("project_id", max_length=64),
+                               item.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS), list(events),
+                               item.text("url", min_length=1, max_length=2048),
+                               item.text("secret", max_length=64), item.boolean("deliverable"))
+            if sub.project_id not in projects:
+                refuse(item.where("project_id"), "names no project of this state")
+            if sub.webhook_id in self.subscriptions:
+                refuse(item.where("webhook_id"), "repeats a subscription of this state")
             self.subscriptions[sub.webhook_id] = sub
-        for row in state["outbox"]:
-            delivery = Delivery(**row)
-            if delivery.status == "pending":
-                delivery.status = "not_sent"  # an imported outbox is history, not work to redo
+        for item in read.objects("outbox", max_items=10_000_000):
+            item.only(("seq", "webhook_id", "project_id", "url", "event", "emitted_ms", "body", "headers",
+                       "deliverable", "status", "response_status", "error", "attempts"))
+            body = item.text("body", max_length=1_000_000)
+            try:
+                json.loads(body)
+            except ValueError:
+                refuse(item.where("body"), "must be the JSON text of a delivery")
+            headers = item.mapping("headers")
+            for name, value in headers.items():
+                check_text(value, f"{item.where('headers')}.{name}", max_length=1000)
+            delivery = Delivery(item.integer("seq", minimum=1, maximum=MAX_COUNT),
+                                item.text("webhook_id", max_length=64), item.text("project_id", max_length=64),
+                                item.text("url", max_length=2048), item.choice("event", EVENTS),
+                                item.integer("emitted_ms", minimum=0, maximum=MAX_EPOCH_MS), body, dict(headers),
+                                item.boolean("deliverable"),
+                                item.choice("status", ("pending", "delivered", "failed", "not_sent")),
+                                item.integer("response_status", minimum=100, maximum=599, nullable=True),
+                                item.text("error", max_length=10_000, nullable=True),
+                                item.integer("attempts", minimum=0, maximum=MAX_COUNT))
+            if delivery.status == "pending" and not delivery.deliverable:
+                refuse(item.where("status"), "is pending for a delivery that is never sent (not_sent)")
             self.outbox.append(delivery)
-        self.count = int(state["count"])

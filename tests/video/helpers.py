@@ -9,12 +9,18 @@ from typing import Any
 import httpx
 
 from fakes.video import VideoFake
+from fakes.video.media import THUMBNAIL_JPEG
 
 MEDIA = Path(__file__).parent / "media"
 CLIP_2S = MEDIA / "clip_2s_240p.mp4"
 CLIP_31S = MEDIA / "clip_31s_240p.mp4"
 CLIP_40S = MEDIA / "clip_40s_240p.mp4"
 CLIP_720P = MEDIA / "clip_3s_720p.mov"
+#: a 1x1 PNG and the fake's own 426x240 JPEG: real images for thumbnails, logos and watermarks
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+JPEG = THUMBNAIL_JPEG
+VTT = b"WEBVTT\n\n00:00:00.000 --> 00:00:01.000\nhello\n"
 
 
 def basic(key: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ from mutagen.mp4 import MP4
 
 from fakes.video import VideoFake
 
-from .helpers import CLIP_2S, CLIP_31S, CLIP_40S, CLIP_720P, client_for, create, status, upload
+from .helpers import CLIP_2S, CLIP_31S, CLIP_40S, CLIP_720P, PNG, client_for, create, status, upload
 
 
 def test_status_walks_from_uploaded_to_playable_on_the_clock() -> None:
@@ -122,7 +122,8 @@ def test_public_base_url_setting_rewrites_asset_urls() -> None:
         mounted.advance(600)
         assert video["assets"]["thumbnail"].startswith("http://testserver/video/vod/")
         assert client.get(video["assets"]["thumbnail"]).status_code == 200
-        assert client.get("/videos").json()["pagination"]["links"][0]["uri"].startswith("/video/videos?")
+        assert client.get("/videos").json()["pagination"]["links"][0]["uri"].startswith(
+            "http://testserver/video/videos?")
 
 
 def test_a_31_second_source_is_refused_in_the_sandbox_and_accepted_in_production() -> None:
@@ -196,7 +197,8 @@ def test_upload_refusals_are_the_documented_400s_and_404() -> None:
             assert response.status_code == 400, response.text  # type: ignore[attr-defined]
             return response.json()["type"].rsplit("/", 1)[1]  # type: ignore[attr-defined]
 
-        assert slug(client.post(f"/videos/{vid}/source", files={"other": ("x", b"abc")})) == "uploaded-file-no-file"
+        assert slug(client.post(f"/videos/{vid}/source", data={"other": "abc"},
+                                files={"x": (None, b"")})) == "uploaded-file-no-file"  # fields, no file part
         assert slug(client.post(f"/videos/{vid}/source", content=b"abc")) == "uploaded-file-no-file"
         two = [("file", ("a.mp4", b"a")), ("file", ("b.mp4", b"b"))]
         assert slug(client.post(f"/videos/{vid}/source", files=two)) == "uploaded-file-multiple-files"
@@ -287,14 +289,20 @@ def test_create_validates_like_the_reference_and_keeps_every_field() -> None:
         wrong = client.post("/videos", json={"title": "t", "language": "xx"})
         assert wrong.json()["type"].endswith("invalid-attribute") and wrong.json()["name"] == "language"
         assert client.post("/videos", content=b"{nope", headers={"content-type": "application/json"}).status_code == 400
+        player = client.post("/players", json={"name": "brand"}).json()["playerId"]
+        mark = client.post("/watermarks", files={"file": ("mark.png", PNG, "image/png")}).json()["watermarkId"]
+        for wrong_reference in ({"playerId": "pl" + "0" * 22}, {"playerId": "pt123"},
+                                {"watermark": {"id": "watermark_" + "0" * 22}}):
+            refused = client.post("/videos", json={"title": "t", **wrong_reference})
+            assert refused.status_code in (400, 404), refused.text  # a malformed id, or an unknown one
         full = create(client, description="d", tags=["x", "y"], metadata=[{"key": "k", "value": "v"}], public=False,
-                      panoramic=True, mp4Support=False, playerId="pt123", language="fr", transcript=True,
+                      panoramic=True, mp4Support=False, playerId=player, language="fr", transcript=True,
                       transcriptSummary=True, transcriptSummaryAttributes=["abstract"],
-                      watermark={"id": "watermark_1", "top": "10px"}, clip={"startTimecode": "00:00:01"})
+                      watermark={"id": mark, "top": "10px"}, clip={"startTimecode": "00:00:01"})
         assert (full["description"], full["tags"], full["metadata"], full["public"], full["panoramic"],
                 full["mp4Support"], full["playerId"], full["language"], full["languageOrigin"]) == (
-            "d", ["x", "y"], [{"key": "k", "value": "v"}], False, True, False, "pt123", "fr", "api")
-        assert "mp4" not in full["assets"] and full["watermark"] == {"id": "watermark_1", "top": "10px"}
+            "d", ["x", "y"], [{"key": "k", "value": "v"}], False, True, False, player, "fr", "api")
+        assert "mp4" not in full["assets"] and full["watermark"] == {"id": mark, "top": "10px"}
         assert full["videoId"].startswith("vi") and len(full["videoId"]) == 24
         assert full["createdAt"] == "2026-01-05T09:00:00+00:00"
         patched = client.patch(f"/videos/{full['videoId']}", json={"title": "new", "tags": []}).json()
@@ -324,7 +332,7 @@ def test_list_filters_sorting_and_pagination_envelope() -> None:
         pagination = page["pagination"]
         assert (pagination["itemsTotal"], pagination["pagesTotal"], pagination["currentPageItems"]) == (7, 3, 3)
         assert [link["rel"] for link in pagination["links"]] == ["self", "first", "previous", "next", "last"]
-        assert pagination["links"][3]["uri"] == "/videos?currentPage=3&pageSize=3"
+        assert pagination["links"][3]["uri"] == "http://testserver/videos?currentPage=3&pageSize=3"
         desc = client.get("/videos", params={"sortBy": "title", "sortOrder": "desc"}).json()["data"]
         assert desc[0]["title"] == "clip 6"
         assert len(client.get("/videos", params={"tags[]": "even"}).json()["data"]) == 4
