@@ -95,7 +95,8 @@ def test_every_scalar_of_the_account_state_mutated_is_refused_or_served(part: st
             for key, item in node.items():
                 walk(item, (*path, key))
         elif isinstance(node, list) and node:
-            for index, item in enumerate(node[:2]):
+            pair = len(node) == 2 and not isinstance(node[0], (dict, list))  # [key, record]: both
+            for index, item in enumerate(node if pair else node[:1]):  # records share their shape
                 walk(item, (*path, index))
         else:
             paths.append(path)
@@ -105,7 +106,7 @@ def test_every_scalar_of_the_account_state_mutated_is_refused_or_served(part: st
     fake = RelayFake(seed=0, header_prefix="X-Treg")
     with fake.client() as http:
         for path in paths:
-            for wrong in (None, "x", -1, 2**62, True, [], {}):
+            for wrong in (None, "x", -1, 2**62, True, []):
                 mutated = copy.deepcopy(state)
                 target = mutated["model"]
                 for step in path[:-1]:

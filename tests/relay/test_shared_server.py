@@ -86,7 +86,7 @@ def test_every_scalar_of_an_exported_state_mutated_is_refused_or_served() -> Non
     walk(state["model"], ())
     assert len(paths) > 40
     for path in paths:
-        for wrong in (None, "x", -1, 2**62, True, [], {}):
+        for wrong in (None, "x", -1, 2**62, True, []):
             mutated = copy.deepcopy(state)
             target = mutated["model"]
             for step in path[:-1]:

@@ -60,16 +60,16 @@ BINDING_FIELDS: dict[str, Schema] = {
                "description": "its only placeholder is {secret} (another is 403)"},
     "secret_field": {"type": "string", "minLength": 1, "maxLength": 200},
     "platform_setting": {"type": "string", "maxLength": 0, "nullable": True}}
-BINDINGS = {"type": "array", "maxItems": 20, "items": obj({**BINDING_FIELDS, "secret_id": ID}, ("secret_id",))}
-SKILL_BINDINGS = {"type": "array", "maxItems": 20, "items": obj({**BINDING_FIELDS, "secret": text(200),
+BINDINGS = {"type": "array", "maxItems": 8, "items": obj({**BINDING_FIELDS, "secret_id": ID}, ("secret_id",))}
+SKILL_BINDINGS = {"type": "array", "maxItems": 8, "items": obj({**BINDING_FIELDS, "secret": text(200),
                                                                    "secret_id": ID})}
 CLI_PROFILE = {"type": "object", "nullable": True, "properties": {
     "enabled": BOOL, "deny_defaults": BOOL, "beta": BOOL, "bin": text(200),
     "auth_mechanism": {"type": "string", "enum": ["env", "argv", "config_file", "device"]},
-    "inject": {"type": "array", "maxItems": 20, "items": obj({"via": {"type": "string", "enum": ["env", "argv"]},
+    "inject": {"type": "array", "maxItems": 8, "items": obj({"via": {"type": "string", "enum": ["env", "argv"]},
                                                               "name": text(200), "secret": text(200),
                                                               "secret_id": ID})},
-    "deny": {"type": "array", "maxItems": 200, "items": text(500)}}}
+    "deny": {"type": "array", "maxItems": 50, "items": text(500)}}}
 USD = {"type": "number", "minimum": 1, "maximum": 2_000}
 
 CLI_APPROVE = obj({"login_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]{8,128}\Z"}, "code": null(text(20)),
@@ -138,9 +138,9 @@ SKILL_TOOL = obj({"name": text(200, blank=False), "base_url": BASE_URL, "binding
                  ("name", "base_url"))
 SKILL = obj({"name": text(200, blank=False), "recipe": CONTENT,
              "files": {"type": "object", "additionalProperties": CONTENT},
-             "secrets": {"type": "array", "maxItems": 100, "items": obj(
+             "secrets": {"type": "array", "maxItems": 20, "items": obj(
                  {"local_name": text(200), "value": text(100_000), "kind": text(40)}, ("local_name", "value"))},
-             "tools": {"type": "array", "maxItems": 50, "items": SKILL_TOOL}}, ("name",))
+             "tools": {"type": "array", "maxItems": 10, "items": SKILL_TOOL}}, ("name",))
 FILES = {"type": "array", "items": obj({"path": text(1000), "content": CONTENT}, ("path", "content"))}
 SKILL_ANALYZE = obj({"files": FILES})
 SKILL_IMPORT = obj({"files": FILES, "select": strings(200, 600),
