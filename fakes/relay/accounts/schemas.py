@@ -77,7 +77,7 @@ CLI_APPROVE = obj({"login_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]{8,
 EMAIL_START = obj({"email": EMAIL}, ("email",))
 EMAIL_VERIFY = obj({"email": EMAIL, "code": text(20)}, ("email", "code"))
 USER = obj({"email": EMAIL, "webhook_url": null({"type": "string", "maxLength": 2000,
-                                                  "pattern": r"^https?://[^/\s]+"})}, ("email",))
+                                                  "pattern": r"^https?://[^/ \t\n\r\f\v]+"})}, ("email",))
 ORG = obj({"name": text(200, blank=False)}, ("name",))
 INVITE = obj({"email": EMAIL, "role": ROLE_INVITE, "expires_days": integer(-(2**31), 2**31),
               "tool_access": null(strings(200)), "project_access": PROJECT_REFS, "local_run_enabled": BOOL,
