@@ -20,11 +20,22 @@ TIERS = ("free", "standard", "level2", "enterprise")
 PLAN_LABELS = {"free": "Free", "standard": "Level 1", "level2": "Level 2", "enterprise": "Enterprise"}
 
 FILING_TYPES = "filing_types"
+REFERENCE = "reference"
+WATCHLIST = "watchlist"
+WEBHOOKS = "webhooks"
 MARKDOWN = "markdown"
-#: the lowest tier of each gated feature, with the real service's wording of the refusal
+FINANCIALS = "financials"
+#: account calls (``/agent/...``, ``/usage/``): open to every key, whatever its agent account's state
+AGENT_ACCOUNT = "account"
+#: the lowest tier of each gated feature, with the real service's wording of the refusal; Level 3
+#: (standardised financials) is this fake's enterprise tier
 GATES: dict[str, tuple[str, str]] = {
     FILING_TYPES: ("standard", "Access to filing types requires **Standard Access** (Level 1) or higher."),
+    REFERENCE: ("standard", "Access to reference data requires **Standard Access** (Level 1) or higher."),
+    WATCHLIST: ("standard", "Access to the watchlist requires **Standard Access** (Level 1) or higher."),
+    WEBHOOKS: ("standard", "Access to webhooks requires **Standard Access** (Level 1) or higher."),
     MARKDOWN: ("level2", "Access to full filing content in Markdown requires a **Level 2** Plan or higher."),
+    FINANCIALS: ("enterprise", "Access to standardized financials requires **Financial KPIs (Level 3)**."),
 }
 UNAUTHENTICATED = "Authentication credentials were not provided or are invalid."
 
@@ -38,6 +49,7 @@ class ApiKey:
     year: int  # the calendar year ``used`` counts
     used: int = 0
     refused_year: int | None = None  # the year a quota refusal was last answered (client history)
+    agent: str | None = None  # the email of the agent account this key belongs to
 
     def to_state(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,6 +72,8 @@ class ApiKey:
         return None if self.quota is None else max(0, self.quota - self.used)
 
     def require(self, feature: str) -> None:
+        if feature not in GATES:
+            return
         lowest, wording = GATES[feature]
         if TIERS.index(self.tier) < TIERS.index(lowest):
             raise ServiceError(403, f"Your current plan ({PLAN_LABELS[self.tier]}) does not permit access. {wording}",

@@ -8,18 +8,19 @@ plane changes lives here and is what :meth:`FilingsModel.to_state` exports.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from typing import Any
 
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.verdicts import Broken
 
+from . import selection
 from .catalogue.arith import stable_hash
 from .catalogue.companies import CompanyCore, company_core, company_full_json, company_minimal_json
-from .catalogue.directory import CompanyFilter, directory_for
+from .catalogue.directory import CompanyFilter, directory_for, user_sort_key
 from .catalogue.filing_types import TYPES
 from .catalogue.generator import Catalogue, Scale, catalogue_for
-from .catalogue.markdown import render_markdown
 from .catalogue.markets import MARKETS, market_language_indexes
 from .catalogue.records import (
     FilingRecord,
@@ -29,12 +30,15 @@ from .catalogue.records import (
     processing_status,
     summary_json,
 )
+from .extras import ModelExtras
+from .filingparams import TIME_RANGES, FilingParams
 from .keys import TIERS, ApiKey, unauthenticated, year_of
-from .params import CompanyParams, FilingParams
+from .params import CompanyParams
 from .query import FilingFilter, GeneratedSelection, merged_page
+from .regions import PeriodTest
 from .rules import CALLS_AFTER_QUOTA_REFUSAL
 from .settings import MAX_QUOTA, FilingsSettings
-from .state import read_state
+from .state import read_state, state_of
 from .userdata import USER_ID_BASE, new_company, new_filing
 
 KEY_SALT = 0x4B45
@@ -42,7 +46,7 @@ NOT_FOUND = "Not found."
 _instances = itertools.count(1)
 
 
-class FilingsModel:
+class FilingsModel(ModelExtras):
     def __init__(self, *, seed: int, clock: Clock, settings: FilingsSettings, epoch: int = 0) -> None:
         self.seed = seed
         self.clock = clock
@@ -57,6 +61,7 @@ class FilingsModel:
         self.epoch = epoch  # the fake's reset epoch: keys created after a reset never repeat earlier ones
         self.instance = next(_instances)  # tells this model's cached responses from another's
         self.version = 0  # bumped by every change that can change a response body
+        self.init_extras()
 
     @property
     def catalogue(self) -> Catalogue:
@@ -89,16 +94,22 @@ class FilingsModel:
         self.keys[token] = key
         return key
 
-    def begin_call(self, token: str | None, feature: str | None = None, broken: Broken | None = None) -> ApiKey:
-        """The caller's key, once it may make this call: 401, 403 and 429 refuse (and do not count).
+    def begin_call(self, token: str | None, feature: str | None = None, broken: Broken | None = None, *,
+                   counted: bool = True, write: bool = False) -> ApiKey:
+        """The caller's key, once it may make this call: 401, 402 (an agent's spent sandbox), 403 and
+        429 refuse (and do not count). ``counted=False``: a call the quota neither counts nor refuses.
 
         A call refused for the quota after an earlier quota refusal of the same period breaks
         ``filings/calls-after-quota-refusal`` (appended to ``broken``)."""
         key = self.keys.get(token or "")
         if key is None:
             raise unauthenticated()
+        if key.agent is not None:
+            self.agent_gate(key, feature, write)
         if feature is not None:
             key.require(feature)
+        if not counted:
+            return key
         try:
             key.require_quota(self.clock.now_ms(), self.settings.burst_limit)
         except ServiceError:
@@ -121,13 +132,36 @@ class FilingsModel:
         core = self.core(company_id)
         if core is None:
             raise ServiceError(404, NOT_FOUND, code="not_found")
-        return company_full_json(self.seed, core)
+        found = company_full_json(self.seed, core)
+        canonical = self.merges.shells.get(core.id)
+        if canonical is not None:
+            found["is_merged"] = True
+            found["merged_into"] = {"id": canonical, "name": self.company_name(canonical)}
+        return found
 
-    def list_companies(self, params: CompanyParams) -> tuple[int, list[dict[str, Any]]]:
+    def list_companies(self, params: CompanyParams,
+                       watched: frozenset[int] = frozenset()) -> tuple[int, list[dict[str, Any]]]:
         flt = CompanyFilter(params.market_indexes, params.class_indexes, params.isin, params.lei, params.ticker,
                             params.search)
-        users = [core for core in self.companies.values() if flt.matches(core)]
-        total, stream = directory_for(self.catalogue).ordered(flt, users, params.ordering, params.descending)
+        hidden = set(self.merges.shells)  # retired duplicates leave the list
+        if params.on_watchlist is False:
+            hidden |= watched
+        users = [core for core in self.companies.values() if flt.matches(core) and core.id not in hidden]
+        stream: Iterator[int | CompanyCore]
+        if not params.listed:  # every company here is LISTED
+            total, stream = 0, iter(())
+        elif params.on_watchlist:
+            chosen = [core for cid in sorted(watched) if cid not in hidden and (core := self.core(cid)) is not None
+                      and flt.matches(core)]
+            total, stream = _ordered_cores(chosen, params.ordering, params.descending)
+        else:
+            total, stream = directory_for(self.catalogue).ordered(flt, users, params.ordering, params.descending)
+            generated_hidden = [cid for cid in hidden if cid < USER_ID_BASE and (core := self.core(cid)) is not None
+                                and flt.matches(core)]
+            if generated_hidden:
+                gone = set(generated_hidden)
+                total -= len(gone)
+                stream = (item for item in stream if isinstance(item, CompanyCore) or item not in gone)
         size = params.paging.page_size
         offset = (params.paging.page - 1) * size
         if offset >= total and params.paging.page > 1:
@@ -175,8 +209,9 @@ class FilingsModel:
         assert core is not None, f"filing of unknown company {company_id}"
         return company_minimal_json(core)
 
-    def filing_filter(self, params: FilingParams) -> FilingFilter:
-        """The query's filter, with company ISIN and LEI resolved to company ids."""
+    def filing_filter(self, params: FilingParams, watched: frozenset[int] = frozenset()) -> FilingFilter:
+        """The query's filter: company ISIN, LEI and ``on_watchlist`` (``watched``: the caller's
+        watchlist) resolved to company ids."""
         company_ids: frozenset[int] | None = None
         if params.company_id is not None:
             company_ids = frozenset({params.company_id})
@@ -188,17 +223,36 @@ class FilingsModel:
             ids = set(directory_for(self.catalogue).candidates(flt))
             ids |= {core.id for core in self.companies.values() if flt.matches(core)}
             company_ids = frozenset(ids) if company_ids is None else company_ids & ids
+        excluded = None
+        if params.on_watchlist is True:
+            company_ids = watched if company_ids is None else company_ids & watched
+        elif params.on_watchlist is False and watched:
+            excluded = watched
+        times = params.times
+        release, added, updated = (times.get(name, (None, None)) for name in TIME_RANGES)
+        period = None
+        if params.fiscal_year is not None or params.fiscal_period is not None or params.period_end_from is not None \
+                or params.period_end_to is not None:
+            period = PeriodTest(params.fiscal_year, params.fiscal_period, params.period_end_from, params.period_end_to)
         return FilingFilter(company_ids, params.type_indexes, params.language_indexes, params.market_indexes,
-                            params.released_from_s, params.released_to_s)
+                            release[0], release[1], excluded, added[0], added[1], updated[0], updated[1],
+                            params.ingestion_mode, period, params.search, params.listed)
 
-    def list_filings(self, params: FilingParams, base_url: str) -> tuple[int, list[dict[str, Any]]]:
-        flt = self.filing_filter(params)
+    def company_name(self, company_id: int) -> str:
+        core = self.core(company_id)
+        return core.name if core is not None else ""
+
+    def list_filings(self, params: FilingParams, base_url: str,
+                     watched: frozenset[int] = frozenset()) -> tuple[int, list[dict[str, Any]]]:
+        flt = self.filing_filter(params, watched)
         now_s = self.now_s()
-        users = [r for r in self.filings.values() if r.added_s <= now_s and flt.matches(r)]
-        selection = GeneratedSelection(self.catalogue, flt, self.visible_count())
+        users = [r for r in self.filings.values()
+                 if r.added_s <= now_s and flt.matches(r, self.company_name(r.company_id))]
+        source, bounds = selection.generated(self.catalogue, flt, now_s)
+        generated = GeneratedSelection(self.catalogue, flt, self.visible_count(), source, bounds)
         size = params.paging.page_size
         offset = (params.paging.page - 1) * size
-        total, page = merged_page(selection, users, params.ordering, offset, size)
+        total, page = merged_page(generated, users, params.ordering, offset, size)
         if not page and params.paging.page > 1:
             raise ServiceError(404, "Invalid page.", code="invalid_page")
         ctx = self.render_context(base_url)
@@ -225,9 +279,7 @@ class FilingsModel:
             raise ServiceError(404, "Processed content not found for this filing.", code="markdown_not_found",
                                headers=headers, processing_status=status,
                                reason="not_processed" if retryable else "content_missing", retryable=retryable)
-        core = self.core(record.company_id)
-        assert core is not None
-        return render_markdown(record, core, self.seed)
+        return self.markdown_text(record)
 
     def add_filing(self, body: dict[str, Any], base_url: str) -> dict[str, Any]:
         company_id = body.get("company")
@@ -237,8 +289,11 @@ class FilingsModel:
         if core is not None:
             main_language = (self.catalogue.main_language[core.id - 1] if core.id < USER_ID_BASE
                              else market_language_indexes(MARKETS[core.market_index])[0])
-        record = new_filing(body, USER_ID_BASE + len(self.filings) + 1, self.now_s(), core, main_language)
+        now_s = self.now_s()
+        record = new_filing(body, USER_ID_BASE + len(self.filings) + 1, now_s, core, main_language)
         self.filings[record.id] = record
+        if record.added_s <= now_s:  # it reached the platform now: webhooks hear of it now
+            self.webhooks.received_now(self, record, now_s)
         self.version += 1
         return detail_json(record, company_minimal_json(core) if core else {}, self.render_context(base_url))
 
@@ -257,25 +312,18 @@ class FilingsModel:
 
     # -- state ---------------------------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
-        return {
-            "catalogue": {"seed": self.seed, "scale": self.scale.label},
-            "keys": [key.to_state() for key in self.keys.values()],
-            "keys_issued": self.keys_issued,
-            "demo_keys": self.demo_keys,
-            "companies": [_company_state(core) for core in self.companies.values()],
-            "filings": [record.to_state() for record in self.filings.values()],
-        }
+        return state_of(self)
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Validate all of an exported state (StateError names the field), then take it."""
-        loaded = read_state(state, seed=self.seed, scale_label=self.scale.label,
-                            has_company=lambda company_id: self.catalogue.has_company(company_id))
+        loaded = read_state(state, model=self)
         self.keys, self.keys_issued, self.demo_keys = loaded.keys, loaded.keys_issued, loaded.demo_keys
-        self.companies, self.filings = loaded.companies, loaded.filings
+        self.companies, self.filings, self.versions = loaded.companies, loaded.filings, loaded.versions
+        self.watchlists, self.merges, self.agents = loaded.watchlists, loaded.merges, loaded.agents
+        self.webhooks = loaded.webhooks
         self.version += 1
 
 
-def _company_state(core: CompanyCore) -> dict[str, Any]:
-    return {name: (list(value) if isinstance(value, tuple) else value)
-            for name, value in ((field, getattr(core, field)) for field in CompanyCore.__slots__)}
-
+def _ordered_cores(cores: list[CompanyCore], ordering: str, descending: bool) -> tuple[int, Iterator[CompanyCore]]:
+    ranked = sorted(cores, key=lambda core: user_sort_key(ordering, core), reverse=descending)
+    return len(ranked), iter(ranked)

@@ -10,59 +10,49 @@ from __future__ import annotations
 from typing import Any
 
 from fakes.kernel.http import JSON_INT_MAX
-from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG, json_response_spec
+from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG
 
+from . import openapi_extra
 from .catalogue.directory import COMPANY_ORDERINGS
 from .catalogue.filing_types import TYPES
 from .catalogue.markets import MARKETS
-from .keys import TIERS
-from .params import (
-    COUNTRIES_PATTERN,
+from .extras import OWNER_ACTIONS
+from .filingparams import (
     FILING_TYPE_CHOICES,
-    ISIC_PATTERNS,
+    IDS_PATTERN,
+    INGESTION_MODES,
     LANGUAGE_PATTERN,
     LANGUAGES_PATTERN,
-    MAX_SEARCH_LENGTH,
     TYPE_CODES,
     TYPES_PATTERN,
 )
+from .filingparams import (
+    PERIODS as FISCAL_PERIODS,
+)
+from .keys import TIERS
+from .merges import PATTERNS as MERGE_PATTERNS
+from .oas import (
+    GUARD,
+    RATE_HEADERS,
+    Schema,
+    _json,
+    errors,
+    id_filter,
+    lenient,
+    ok,
+    paging,
+    query,
+    word_filter,
+)
+from .oas import array as _array
+from .oas import i as _i
+from .oas import obj as _obj
+from .oas import path as _oas_path
+from .oas import ref as _ref
+from .oas import s as _s
+from .params import COUNTRIES_PATTERN, ISIC_PATTERNS, LISTING_STATUSES, MAX_SEARCH_LENGTH, NOT_BLANK
 from .query import ORDERING_FIELDS
 from .settings import FilingsSettings
-
-Schema = dict[str, Any]
-
-
-def _s(fmt: str | None = None, *, nullable: bool = False, enum: list[str] | None = None) -> Schema:
-    schema: Schema = {"type": "string"}
-    if fmt:
-        schema["format"] = fmt
-    if nullable:
-        schema["nullable"] = True
-    if enum:
-        schema["enum"] = enum
-    return schema
-
-
-def _i(*, nullable: bool = False, minimum: int | None = None) -> Schema:
-    schema: Schema = {"type": "integer"}
-    if nullable:
-        schema["nullable"] = True
-    if minimum is not None:
-        schema["minimum"] = minimum
-    return schema
-
-
-def _obj(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
-    return {"type": "object", "properties": properties,
-            "required": list(properties) if required is None else required}
-
-
-def _ref(name: str) -> Schema:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _array(items: Schema) -> Schema:
-    return {"type": "array", "items": items}
 
 
 def _nullable_object(properties: dict[str, Schema]) -> Schema:
@@ -172,58 +162,9 @@ def schemas() -> dict[str, Schema]:
 
 
 # -- parameters and responses --------------------------------------------------------------------------
-def _query(name: str, schema: Schema, description: str) -> Schema:
-    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
-
-
-def _path(name: str, description: str) -> Schema:
-    return {"name": name, "in": "path", "required": True, "schema": _i(minimum=1), "description": description}
-
-
-def _paging(settings: FilingsSettings) -> list[Schema]:
-    return [
-        _query("page", _i(minimum=1), "Page number (1-based); a page past the end is 404 `Invalid page.`"),
-        _query("page_size", {"type": "integer", "minimum": 1, "maximum": settings.max_page_size},
-               f"Results per page (default {settings.default_page_size}, at most {settings.max_page_size})."),
-    ]
-
-
-_INSTANT = {"anyOf": [_s("date-time"), _s("date")]}
-_RATE_HEADERS = {
-    name: {"schema": _s(), "required": False, "description": description} for name, description in [
-        ("X-RateLimit-Burst-Limit", "Burst rate, e.g. `50/second` (informational)."),
-        ("X-RateLimit-Monthly-Limit", "The key's allowance (calls a year here), or `Unlimited`."),
-        ("X-RateLimit-Monthly-Remaining", "Calls left in the allowance, or `Unlimited`."),
-        ("X-RateLimit-Monthly-Unit", "`requests`."),
-    ]
-}
-
-
-_json = json_response_spec
-
-
-def _errors(*statuses: int) -> dict[str, Schema]:
-    described = {
-        400: "A malformed parameter value.",
-        401: "No API key, or an unknown one.",
-        403: "The key's tier does not include this resource.",
-        404: "Unknown id, or a page past the end (`Invalid page.`).",
-        429: "The key's quota is used up (`Retry-After` says until when).",
-    }
-    found: dict[str, Schema] = {}
-    for status in statuses:
-        if status == 429:
-            found["429"] = _json(_ref("RateLimitError"), described[429], {
-                **_RATE_HEADERS, "Retry-After": {"schema": _s(), "required": True,
-                                                 "description": "Seconds until the allowance resets."}})
-        else:
-            found[str(status)] = _json(_ref("ErrorDetail"), described[status],
-                                       _RATE_HEADERS if status not in (401,) else None)
-    return found
-
-
-def _ok(schema: Schema, description: str) -> dict[str, Schema]:
-    return {"200": _json(schema, description, _RATE_HEADERS)}
+_INSTANT = lenient({"anyOf": [_s("date-time"), _s("date")]})
+_DAY = lenient(_s("date"))
+_TEXT = {"type": "string", "maxLength": MAX_SEARCH_LENGTH}
 
 
 def _operation(summary: str, description: str, parameters: list[Schema], responses: dict[str, Schema],
@@ -232,103 +173,140 @@ def _operation(summary: str, description: str, parameters: list[Schema], respons
             "responses": responses}
 
 
+def _path(name: str, description: str) -> Schema:
+    return _oas_path(name, description)
+
+
+def filing_parameters(settings: FilingsSettings) -> list[Schema]:
+    instants = [query(f"{name}_{end}", _INSTANT, f"{label} at or {'after' if end == 'from' else 'before'} (inclusive; "
+                      "any form Django reads: `Z`, `+0000`, `+00:00` or no offset (UTC), or a date: its start / end)")
+                for name, label in (("release_datetime", "Released"), ("added_to_platform", "Reached the platform"),
+                                    ("updated_date", "Last updated")) for end in ("from", "to")]
+    return [
+        id_filter("company", "Internal company id."),
+        query("company_isin", lenient({"type": "string", "pattern": NOT_BLANK}), "Company ISIN (alias `isin`)."),
+        query("lei", lenient({"type": "string", "pattern": NOT_BLANK}), "Company LEI."),
+        query("countries", lenient({"type": "string", "pattern": COUNTRIES_PATTERN}),
+              "Company country ISO alpha-2 code(s), comma-separated (aliases `country`, `location`)."),
+        query("filing_type", lenient(_s(enum=list(FILING_TYPE_CHOICES))),
+              "A filing type by name (the seed's filter), code or id, exactly as GET /filing-types/ lists it."),
+        query("type", lenient(_s(enum=list(TYPE_CODES))), "One filing type code (the real service's filter)."),
+        query("types", lenient({"type": "string", "pattern": TYPES_PATTERN}), "Filing type codes, comma-separated."),
+        query("category", lenient({"type": "string", "pattern": IDS_PATTERN}), "Filing category id(s)."),
+        query("categories", lenient({"type": "string", "pattern": IDS_PATTERN}),
+              "Filing category ids, comma-separated."),
+        query("extensions", _TEXT, "File extensions (`PDF`, `ZIP`), comma-separated."),
+        query("source_filing_type", _TEXT, "The source's own type label (a filing type's name)."),
+        query("language", lenient({"type": "string", "pattern": LANGUAGE_PATTERN}), "Filing language (ISO 639-1)."),
+        query("languages", lenient({"type": "string", "pattern": LANGUAGES_PATTERN}),
+              "Filing languages (ISO 639-1), comma-separated."),
+        query("source", lenient({"type": "string", "pattern": IDS_PATTERN}), "A source id (see /sources/)."),
+        query("sources", lenient({"type": "string", "pattern": IDS_PATTERN}), "Source ids, comma-separated."),
+        *instants,
+        query("ingestion_mode", lenient(_s(enum=list(INGESTION_MODES))), "`REALTIME` or `BACKFILLED`."),
+        query("fiscal_year", lenient(_i(minimum=0, maximum=9999)), "The fiscal year a report covers."),
+        query("fiscal_period", lenient(_s(enum=list(FISCAL_PERIODS))), "The fiscal period a report covers."),
+        query("period_ending_date", _DAY, "The reported period ends on this day."),
+        query("period_ending_date_from", _DAY, "The reported period ends on or after this day."),
+        query("period_ending_date_to", _DAY, "The reported period ends on or before this day."),
+        query("search", _TEXT, f"Words (at most {MAX_SEARCH_LENGTH} characters), each in the title or the company's "
+                               "name (case-insensitive)."),
+        word_filter("on_watchlist", "Only (true) or not (false) companies on the caller's watchlist."),
+        query("listing_status", lenient(_s(enum=list(LISTING_STATUSES))), "The company's listing status."),
+        word_filter("include_companions", "Accepted; no filing here has companions."),
+        word_filter("include_predecessors", "Accepted; no company here has predecessors."),
+        query("ordering", {"type": "string"},
+              f"Order field ({', '.join(ORDERING_FIELDS)}); a leading `-` is descending; ties by id in the same "
+              "direction; terms that name no field are ignored. Default `-release_datetime`."),
+        query("view", lenient(_s(enum=["summary", "full"])), "`full` returns every field of each filing."),
+        *paging(settings),
+    ]
+
+
+def company_parameters(settings: FilingsSettings) -> list[Schema]:
+    return [
+        query("countries", lenient({"type": "string", "pattern": COUNTRIES_PATTERN}),
+              "ISO alpha-2 code(s), comma-separated (aliases `country`, `location`)."),
+        query("sector", lenient({"type": "string", "pattern": ISIC_PATTERNS["sector"]}),
+              "ISIC section (alias `isic_section`)."),
+        query("industry_group", lenient({"type": "string", "pattern": ISIC_PATTERNS["industry_group"]}),
+              "ISIC division (alias `isic_division`)."),
+        query("industry", lenient({"type": "string", "pattern": ISIC_PATTERNS["industry"]}),
+              "ISIC group (alias `isic_group`)."),
+        query("sub_industry", lenient({"type": "string", "pattern": ISIC_PATTERNS["sub_industry"]}),
+              "ISIC class (alias `isic_class`)."),
+        query("isin", _s(), "ISIN (case-insensitive)."),
+        query("lei", _s(), "LEI (case-insensitive)."),
+        query("ticker", _s(), "Ticker (case- and separator-insensitive)."),
+        query("search", _TEXT, f"Terms matched against name, LEI, ticker and ISIN; all must match. At most "
+                               f"{MAX_SEARCH_LENGTH} characters (longer is a 400): the fake's bound on a search's "
+                               "work."),
+        word_filter("on_watchlist", "Only (true) or not (false) companies on the caller's watchlist."),
+        query("listing_status", lenient(_s(enum=list(LISTING_STATUSES))), "Listing status (every company is LISTED)."),
+        query("ordering", {"type": "string"},
+              f"Order field ({', '.join((*COMPANY_ORDERINGS, 'relevance'))}); a leading `-` is descending; terms "
+              "that name no field are ignored. Default `id`."),
+        query("view", lenient(_s(enum=["summary", "full"])), "`full` returns every field of each company."),
+        *paging(settings),
+    ]
+
+
 def document(settings: FilingsSettings) -> dict[str, Any]:
     header = settings.api_key_header
-    filing_params = [
-        _query("company", {**_i(minimum=0), "maximum": JSON_INT_MAX}, "Internal company id."),
-        _query("company_isin", {"type": "string", "minLength": 1}, "Company ISIN (alias `isin`)."),
-        _query("lei", {"type": "string", "minLength": 1}, "Company LEI."),
-        _query("countries", {"type": "string", "pattern": COUNTRIES_PATTERN},
-               "Company country ISO alpha-2 code(s), comma-separated (aliases `country`, `location`)."),
-        _query("filing_type", _s(enum=list(FILING_TYPE_CHOICES)),
-               "A filing type by name (the seed's filter), code or id, exactly as GET /filing-types/ lists it."),
-        _query("type", _s(enum=list(TYPE_CODES)), "One filing type code (the real service's filter)."),
-        _query("types", {"type": "string", "pattern": TYPES_PATTERN}, "Filing type codes, comma-separated."),
-        _query("language", {"type": "string", "pattern": LANGUAGE_PATTERN}, "Filing language (ISO 639-1)."),
-        _query("languages", {"type": "string", "pattern": LANGUAGES_PATTERN},
-               "Filing languages (ISO 639-1), comma-separated."),
-        _query("release_datetime_from", _INSTANT,
-               "Released at or after (inclusive; a date means its start, UTC). Aliases `release_date_from`, "
-               "`date_from`."),
-        _query("release_datetime_to", _INSTANT,
-               "Released at or before (inclusive; a date means its end, UTC). Aliases `release_date_to`, `date_to`."),
-        _query("ordering", _s(enum=[f"{sign}{f}" for f in ORDERING_FIELDS for sign in ("", "-")]),
-               "Order field; a leading `-` is descending; ties by id in the same direction. Default "
-               "`-release_datetime`."),
-        _query("view", _s(enum=["summary", "full"]), "`full` returns every field of each filing."),
-        *_paging(settings),
-    ]
-    company_params = [
-        _query("countries", {"type": "string", "pattern": COUNTRIES_PATTERN},
-               "ISO alpha-2 code(s), comma-separated (aliases `country`, `location`)."),
-        _query("sector", {"type": "string", "pattern": ISIC_PATTERNS["sector"]},
-               "ISIC section (alias `isic_section`)."),
-        _query("industry_group", {"type": "string", "pattern": ISIC_PATTERNS["industry_group"]},
-               "ISIC division (alias `isic_division`)."),
-        _query("industry", {"type": "string", "pattern": ISIC_PATTERNS["industry"]},
-               "ISIC group (alias `isic_group`)."),
-        _query("sub_industry", {"type": "string", "pattern": ISIC_PATTERNS["sub_industry"]},
-               "ISIC class (alias `isic_class`)."),
-        _query("isin", {"type": "string", "minLength": 1}, "ISIN (case-insensitive)."),
-        _query("lei", {"type": "string", "minLength": 1}, "LEI (case-insensitive)."),
-        _query("ticker", {"type": "string", "minLength": 1}, "Ticker (case- and separator-insensitive)."),
-        _query("search", {"type": "string", "maxLength": MAX_SEARCH_LENGTH},
-               f"Terms matched against name, LEI, ticker and ISIN; all must match. At most {MAX_SEARCH_LENGTH} "
-               "characters (longer is a 400): the fake's bound on a search's work."),
-        _query("ordering", _s(enum=[f"{sign}{f}" for f in (*COMPANY_ORDERINGS, "relevance") for sign in ("", "-")]),
-               "Order field; a leading `-` is descending. Default `id`."),
-        _query("view", _s(enum=["summary", "full"]), "`full` returns every field of each company."),
-        *_paging(settings),
-    ]
-    markdown_200 = {"200": {"description": "The filing's content as Markdown.", "headers": _RATE_HEADERS,
+    markdown_200 = {"200": {"description": "The filing's content as Markdown.", "headers": RATE_HEADERS,
                             "content": {"text/markdown": {"schema": _s()}}}}
     not_converted = _json(_ref("ErrorDetail"), "Unknown id, or the Markdown is not ready: then the body is a "
                                                "MarkdownNotFound and, while retryable, `Retry-After` is set.")
+    any_id = {"type": "string", "pattern": "^[^/]+$"}
     paths: dict[str, Any] = {
         "/companies/": {"get": _operation(
             "List companies", "Companies of the 44 markets, filtered by location, ISIC and identifiers.",
-            company_params, {**_ok(_ref("PaginatedCompanyMinimalList"), "A page of companies."),
-                             **_errors(400, 401, 404, 429)}, "companies")},
+            company_parameters(settings), {**ok(_ref("PaginatedCompanyMinimalList"), "A page of companies."),
+                                           **errors(400, *GUARD, 404)}, "companies")},
         "/companies/{company_id}/": {"get": _operation(
             "Retrieve a company", "One company with ISINs, location and ISIC classification.",
-            [_path("company_id", "Company id.")],
-            {**_ok(_ref("Company"), "The company."), **_errors(401, 404, 429)}, "companies")},
+            [_oas_path("company_id", "Company id (anything that names none is `Not found.`).", any_id)],
+            {**ok(_ref("Company"), "The company."), **errors(*GUARD, 404)}, "companies")},
         "/filings/": {"get": _operation(
-            "List filings", "Filings filtered by company, type, language, country and release date.",
-            filing_params, {**_ok(_ref("PaginatedFilingSummaryList"), "A page of filings."),
-                            **_errors(400, 401, 404, 429)}, "filings")},
+            "List filings", "Filings filtered by company, type, language, country, fiscal period, release date "
+                            "and title words.",
+            filing_parameters(settings), {**ok(_ref("PaginatedFilingSummaryList"), "A page of filings."),
+                                          **errors(400, *GUARD, 404)}, "filings")},
         "/filings/{filing_id}/": {"get": _operation(
             "Retrieve a filing", "One filing as JSON, or with `format=markdown` its content (Level 2).",
-            [_path("filing_id", "Filing id."),
-             _query("format", _s(enum=["json", "markdown"]), "`json` (default) or `markdown`.")],
+            [_oas_path("filing_id", "Filing id (anything that names none is `Not found.`).", any_id),
+             query("format", _s(enum=["json", "markdown"]), "`json` (default) or `markdown`.")],
             {"200": {"description": "The filing (JSON), or its Markdown with format=markdown.",
-                     "headers": _RATE_HEADERS,
+                     "headers": RATE_HEADERS,
                      "content": {"application/json": {"schema": _ref("Filing")},
                                  "text/markdown": {"schema": _s()}}},
-             **_errors(400, 401, 403, 429), "404": not_converted}, "filings")},
+             **errors(400, *GUARD), "404": not_converted}, "filings")},
         "/filings/{filing_id}/markdown/": {"get": _operation(
-            "Retrieve a filing's Markdown", "The processed content (Level 2 or higher).",
+            "Retrieve a filing's Markdown", "The processed content (Level 2 or higher); `X-Total-Chars` is its "
+                                            "length, `X-Next-Offset` where the next window starts.",
             [_path("filing_id", "Filing id."),
-             _query("offset", {**_i(minimum=0), "maximum": JSON_INT_MAX}, "Character offset of a window."),
-             _query("limit", {"type": "integer", "minimum": 1, "maximum": 200_000}, "Characters of a window.")],
-            {**markdown_200, **_errors(400, 401, 403, 429), "404": not_converted}, "filings")},
+             query("offset", {**_i(minimum=0), "maximum": JSON_INT_MAX}, "Character offset of a window."),
+             query("limit", {"type": "integer", "minimum": 1, "maximum": 200_000}, "Characters of a window.")],
+            {**markdown_200, **errors(400, *GUARD), "404": not_converted}, "filings")},
         "/filings/{filing_id}/document/": {"get": _operation(
             "Download the original document", "A PDF, or a ZIP package for ESEF filings.",
             [_path("filing_id", "Filing id.")],
-            {"200": {"description": "The document.", "headers": _RATE_HEADERS,
+            {"200": {"description": "The document.", "headers": RATE_HEADERS,
                      "content": {"application/pdf": {"schema": _s("binary")},
                                  "application/zip": {"schema": _s("binary")}}},
-             **_errors(401, 404, 429)}, "filings")},
+             **errors(*GUARD, 404)}, "filings")},
         "/filing-types/": {"get": _operation(
             "List filing types", "Requires Standard Access (Level 1); free keys get 403.",
-            [_query("search", {"type": "string", "maxLength": MAX_SEARCH_LENGTH},
-                    f"Substring of name, code or description (at most {MAX_SEARCH_LENGTH} characters)."),
-             _query("category", {**_i(minimum=0), "maximum": JSON_INT_MAX}, "Filing category id."), *_paging(settings)],
-            {**_ok(_ref("PaginatedFilingTypeList"), "A page of filing types."),
-             **_errors(400, 401, 403, 404, 429)}, "filing-types")},
+            [query("search", _TEXT, f"Substring of name, code or description (at most {MAX_SEARCH_LENGTH} "
+                                    "characters)."),
+             query("category", lenient({**_i(minimum=0), "maximum": JSON_INT_MAX}), "Filing category id."),
+             *paging(settings)],
+            {**ok(_ref("PaginatedFilingTypeList"), "A page of filing types."),
+             **errors(400, *GUARD, 404)}, "filing-types")},
         "/filing-types/{type_id}/": {"get": _operation(
             "Retrieve a filing type", "Requires Standard Access (Level 1).", [_path("type_id", "Type id.")],
-            {**_ok(_ref("FilingType"), "The filing type."), **_errors(401, 403, 404, 429)}, "filing-types")},
+            {**ok(_ref("FilingType"), "The filing type."), **errors(*GUARD, 404)}, "filing-types")},
+        **openapi_extra.paths(settings),
         **control_paths(),
     }
     return {
@@ -337,10 +315,11 @@ def document(settings: FilingsSettings) -> dict[str, Any]:
                  "description": "A stateful fake of the FinancialReports filings API. Send the API key in the "
                                 f"`{header}` header. Tiers: {', '.join(TIERS)}; filing types: "
                                 f"{', '.join(t.code for t in TYPES)}."},
-        "components": {"schemas": schemas(),
+        "components": {"schemas": {**schemas(), **openapi_extra.schemas()},
                        "securitySchemes": {"ApiKeyAuth": {"type": "apiKey", "in": "header", "name": header}}},
         "security": [{"ApiKeyAuth": []}],
-        "tags": [{"name": "companies"}, {"name": "filings"}, {"name": "filing-types"}],
+        "tags": [{"name": name} for name in ("companies", "filings", "filing-types", "reference", "financials",
+                                             "watchlist", "webhooks", "account")],
         "paths": paths,
     }
 
@@ -382,4 +361,47 @@ def control_paths() -> dict[str, Any]:
                                          {"201": _json(_ref("Filing"), "The filing."),
                                           "400": _json(error, "Bad body.")}, filing_in),
                                     ACCEPTANCE_BEYOND_SCHEMA: "company must be the id of an existing company"}},
+        "/_fake/filings/{filing_id}/rerelease": {"post": {
+            **op("Re-release a filing added through the control plane (a new version in its history)",
+                 {"200": _json({"type": "object"}, "What changed."), "400": _json(error, "Bad body."),
+                  "404": _json(error, "No such user filing."), "409": _json(error, "Too many re-releases.")},
+                 {"type": "object", "additionalProperties": False, "properties": {
+                     "title": _s(), "filing_type": _s(), "language": _s(), "markdown": _s(),
+                     "release_datetime": _s("date-time")}}),
+            "parameters": [{"name": "filing_id", "in": "path", "required": True, "schema": _s()}],
+            ACCEPTANCE_BEYOND_SCHEMA: "a re-release must change something, to a known type and language"}},
+        "/_fake/watchlists": {"post": op(
+            "Lock or unlock a key's watchlist (as an administrator)",
+            {"200": _json({"type": "object"}, "The watchlist."), "400": _json(error, "Bad body."),
+             "404": _json(error, "No such key.")},
+            {"type": "object", "required": ["api_key", "locked"], "additionalProperties": False,
+             "properties": {"api_key": _s(), "locked": {"type": "boolean"}}})},
+        "/_fake/merges": {"post": {**op(
+            "Retire a company as a duplicate of another, now",
+            {"201": _json(_ref("CompanyMerge"), "The merge."), "400": _json(error, "Bad body."),
+             "409": _json(error, "Either company is already part of a merge.")},
+            {"type": "object", "required": ["shell_id", "canonical_id"], "additionalProperties": False,
+             "properties": {"shell_id": _i(), "canonical_id": _i(), "pattern": _s(enum=list(MERGE_PATTERNS)),
+                            "confidence": {"type": "number", "minimum": 0, "maximum": 1, "nullable": True}}}),
+            ACCEPTANCE_BEYOND_SCHEMA: "both ids must name existing, different companies"}},
+        "/_fake/merges/{merge_id}/reverse": {"post": {
+            **op("Reverse a merge (the shell is a live company again)",
+                 {"200": _json(_ref("CompanyMerge"), "The merge."), "404": _json(error, "No such merge."),
+                  "409": _json(error, "Already reversed.")}),
+            "parameters": [{"name": "merge_id", "in": "path", "required": True, "schema": _s()}]}},
+        "/_fake/agents": {"post": op(
+            "The owner of an agent account: confirm, fund, login, block or unblock",
+            {"200": _json({"type": "object"}, "The account's state."), "400": _json(error, "Bad body."),
+             "404": _json(error, "No such account.")},
+            {"type": "object", "required": ["email", "action"], "additionalProperties": False,
+             "properties": {"email": _s(), "action": _s(enum=list(OWNER_ACTIONS))}})},
+        "/_fake/claims": {"post": op(
+            "The owner approves a key claim", {"200": _json({"type": "object"}, "Approved."),
+                                               "400": _json(error, "Bad body."),
+                                               "404": _json(error, "No such claim.")},
+            {"type": "object", "required": ["claim_token"], "additionalProperties": False,
+             "properties": {"claim_token": _s()}})},
+        "/_fake/webhook-deliveries": {"get": op(
+            "Every webhook delivery attempt, oldest first, and the events a clock jump dropped",
+            {"200": _json({"type": "object"}, "The deliveries.")})},
     }

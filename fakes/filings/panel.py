@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def panels(fake: FilingsFake) -> list[Panel]:
-    return collect(fake, keys, catalogue, added_companies, added_filings)
+    return collect(fake, keys, catalogue, added_companies, added_filings, watchlists, webhooks, deliveries)
 
 
 def quota_use(key: dict[str, Any]) -> dict[str, Any]:
@@ -49,3 +49,30 @@ def added_filings(fake: FilingsFake) -> Panel:
     rows = [[record.id, record.company_id, record.title, when(record.release_s * 1000), when(record.added_s * 1000)]
             for record in reversed(fake.model.filings.values())]
     return table("Filings added", ["id", "company", "title", "released", "visible from"], rows, note="newest first")
+
+
+def watchlists(fake: FilingsFake) -> Panel:
+    rows = [[key, len(watchlist.companies), ", ".join(map(str, watchlist.companies[:20])),
+             "locked" if watchlist.locked else ""] for key, watchlist in fake.model.watchlists.by_key.items()]
+    return table("Watchlists", ["key", "companies", "first ids", ""], rows,
+                 note="each key's; on_watchlist filters and webhooks follow them")
+
+
+def webhooks(fake: FilingsFake) -> Panel:
+    rows = [[hook.id, hook.owner, hook.url, "active" if hook.is_active else "paused",
+             "all companies" if hook.track_all_companies else "watchlist",
+             ", ".join(name.removeprefix("trigger_on_filing_") for name in ("trigger_on_filing_received",
+                                                                            "trigger_on_filing_processed",
+                                                                            "trigger_on_filing_updated")
+                       if getattr(hook, name)), when(hook.created_s * 1000)]
+            for hook in fake.model.webhooks.hooks.values()]
+    return table("Webhooks", ["id", "key", "url", "state", "follows", "events", "created"], rows)
+
+
+def deliveries(fake: FilingsFake) -> Panel:
+    book = fake.model.webhooks
+    recent = sorted((d for log in book.logs.values() for d in log), key=lambda d: d.created_s, reverse=True)[:50]
+    rows = [[d.webhook_id, d.event_type, d.filing_id, d.attempt, d.status, d.response_status_code,
+             when(d.created_s * 1000)] for d in recent]
+    return table("Webhook deliveries", ["webhook", "event", "filing", "attempt", "status", "answer", "at"], rows,
+                 note=f"the latest 50 attempts; a clock jump dropped {book.dropped}")

@@ -18,6 +18,7 @@ in by rank: for each one, how many generated matches precede it in the requested
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,15 +27,20 @@ from typing import Protocol
 from .catalogue.filing_types import TYPES
 from .catalogue.generator import Catalogue
 from .catalogue.markets import LANGUAGES, MARKETS
+from .catalogue.owners import BULK_COMPANIES, owners_of
 from .catalogue.records import FilingRecord
 from .catalogue.splittree import Node, SplitTree
+from .regions import PeriodTest
 
 ORDERING_FIELDS = ("release_datetime", "added_to_platform", "id")
 
 
 @dataclass(frozen=True, slots=True)
 class FilingFilter:
-    """A query's filters; ``None`` means "not filtered on"; bounds are inclusive epoch seconds."""
+    """A query's filters; ``None`` means "not filtered on"; bounds are inclusive epoch seconds.
+
+    ``period`` (fiscal year, period, period end) and ``search`` (lower-case terms, each in the
+    title or the company's name) are served for generated filings by :mod:`.selection`."""
 
     company_ids: frozenset[int] | None = None
     type_indexes: frozenset[int] | None = None
@@ -42,15 +48,42 @@ class FilingFilter:
     market_indexes: frozenset[int] | None = None
     released_from_s: int | None = None
     released_to_s: int | None = None
+    excluded_company_ids: frozenset[int] | None = None
+    added_from_s: int | None = None
+    added_to_s: int | None = None
+    updated_from_s: int | None = None
+    updated_to_s: int | None = None
+    ingestion_mode: str | None = None
+    period: PeriodTest | None = None
+    search: tuple[str, ...] = ()
+    listed: bool = True
 
-    def matches(self, record: FilingRecord) -> bool:
+    def matches(self, record: FilingRecord, company_name: str = "") -> bool:
         """The brute-force definition every source must agree with."""
-        return ((self.company_ids is None or record.company_id in self.company_ids)
+        updated_s = record.updated_s if record.updated_s is not None else record.added_s
+        return (self.listed
+                and (self.company_ids is None or record.company_id in self.company_ids)
+                and (self.excluded_company_ids is None or record.company_id not in self.excluded_company_ids)
                 and (self.type_indexes is None or record.type_index in self.type_indexes)
                 and (self.language_indexes is None or record.language_index in self.language_indexes)
                 and (self.market_indexes is None or record.market_index in self.market_indexes)
-                and (self.released_from_s is None or record.release_s >= self.released_from_s)
-                and (self.released_to_s is None or record.release_s <= self.released_to_s))
+                and _within(record.release_s, self.released_from_s, self.released_to_s)
+                and _within(record.added_s, self.added_from_s, self.added_to_s)
+                and _within(updated_s, self.updated_from_s, self.updated_to_s)
+                and (self.ingestion_mode is None or record.ingestion_mode == self.ingestion_mode)
+                and (self.period is None or self.period.holds(record.fiscal_year, record.fiscal_period))
+                and all(term in record.title.lower() or term in company_name.lower() for term in self.search))
+
+    @property
+    def simple(self) -> bool:
+        """Only filters the split tree and company patterns serve directly (the fast path)."""
+        return (self.period is None and not self.search and self.excluded_company_ids is None and self.listed
+                and self.added_from_s is None and self.added_to_s is None and self.updated_from_s is None
+                and self.updated_to_s is None and self.ingestion_mode is None)
+
+
+def _within(value: int, low: int | None, high: int | None) -> bool:
+    return (low is None or value >= low) and (high is None or value <= high)
 
 
 class Source(Protocol):
@@ -213,8 +246,12 @@ def source_for(catalogue: Catalogue, flt: FilingFilter) -> Source:
 
 
 def _company_source(catalogue: Catalogue, flt: FilingFilter) -> Source:
+    companies = flt.company_ids or frozenset()
+    if len(companies) >= BULK_COMPANIES:
+        return _bulk_company_source(catalogue, companies, flt.type_indexes, flt.language_indexes,
+                                    flt.market_indexes)
     positions: list[int] = []
-    for company_id in sorted(flt.company_ids or ()):
+    for company_id in sorted(companies):
         if not catalogue.has_company(company_id):
             continue
         if flt.market_indexes is not None and catalogue.market[company_id - 1] not in flt.market_indexes:
@@ -229,18 +266,36 @@ def _company_source(catalogue: Catalogue, flt: FilingFilter) -> Source:
     return PatternSource(tuple(positions), catalogue.round_size)
 
 
-class GeneratedSelection:
-    """The generated filings matching a filter and visible now, as a virtual ascending list."""
+@functools.lru_cache(maxsize=32)
+def _bulk_company_source(catalogue: Catalogue, companies: frozenset[int], types: frozenset[int] | None,
+                         languages: frozenset[int] | None, markets: frozenset[int] | None) -> Source:
+    """Many companies' filings, from the round's owner arrays (kept: a search term's companies are
+    asked for again as a client pages)."""
+    def group_ok(key: tuple[int, int, int, int]) -> bool:
+        type_index, language, market, _weight = key
+        return ((types is None or type_index in types) and (languages is None or language in languages)
+                and (markets is None or market in markets))
+    positions = owners_of(catalogue).positions(companies, group_ok)
+    return PatternSource(positions, catalogue.round_size) if positions else EmptySource()
 
-    def __init__(self, catalogue: Catalogue, flt: FilingFilter, visible_count: int) -> None:
+
+class GeneratedSelection:
+    """The generated filings matching a filter and visible now, as a virtual ascending list.
+
+    ``source`` and ``bounds`` (inclusive release seconds) come from :func:`.selection.generated`
+    for filters beyond the split tree's; by default the filter's own, through :func:`source_for`."""
+
+    def __init__(self, catalogue: Catalogue, flt: FilingFilter, visible_count: int, source: Source | None = None,
+                 bounds: tuple[int | None, int | None] | None = None) -> None:
         timeline = catalogue.timeline
-        self.lo = 0 if flt.released_from_s is None else timeline.count_released_before(flt.released_from_s)
+        from_s, to_s = bounds if bounds is not None else (flt.released_from_s, flt.released_to_s)
+        self.lo = 0 if from_s is None else timeline.count_released_before(from_s)
         hi = visible_count
-        if flt.released_to_s is not None:
-            hi = min(hi, timeline.count_released_by(flt.released_to_s))
+        if to_s is not None:
+            hi = min(hi, timeline.count_released_by(to_s))
         self.hi = max(self.lo, hi)
         self.timeline = timeline
-        self.source = source_for(catalogue, flt)
+        self.source = source if source is not None else source_for(catalogue, flt)
         self.base = self.source.count_below(self.lo)
         self.count = self.source.count_below(self.hi) - self.base
 

@@ -24,12 +24,21 @@ CALLS_AFTER_QUOTA_REFUSAL = ClientRule(
     "Retry-After in seconds")
 UNSUPPORTED_FILTER = ClientRule(
     "filings/unsupported-filter", "warning",
-    "The request uses a real filter this fake does not model (e.g. fiscal_year, cursor); it was ignored, so the "
-    "answer is not narrowed the way the real service would narrow it.",
+    "The request uses a real filter this fake does not model (e.g. min_confidence, cursor); it was ignored, so "
+    "the answer is not narrowed the way the real service would narrow it.",
     "real-apis.md B (line 131): the real /filings/ parameters; docs/services/filings.md: unmodelled filters are "
     "accepted and ignored")
 
-RULES = (WALKING_EVERY_PAGE, CALLS_AFTER_QUOTA_REFUSAL, UNSUPPORTED_FILTER)
+LENIENT_INPUT = ClientRule(
+    "filings/lenient-input", "warning",
+    "The request carried a value the real service's Django REST framework and django-filter tolerate rather "
+    "than refuse: an empty filter value (ignored), an ordering term that names no orderable field (dropped; none "
+    "left: the default order), a page_size above the maximum (cut to it). The fake answered as the service does; "
+    "the client probably did not mean it.",
+    "real-apis.md B (line 127): DRF page-number paging; the official client's filters (financial-reports-"
+    "generated-client 1.4.146): DRF ignores an invalid ordering and cuts page_size; django-filter skips empty values")
+
+RULES = (WALKING_EVERY_PAGE, CALLS_AFTER_QUOTA_REFUSAL, UNSUPPORTED_FILTER, LENIENT_INPUT)
 
 #: parameters that select a page or shape it; any other parameter counts as a filter
 NOT_FILTERS = frozenset({"page", "page_size", "ordering", "view"})

@@ -36,6 +36,19 @@ class FilingsSettings(FakeSettings):
     walk_page_limit: int = field(default=10, metadata={
         "help": "unfiltered list pages (companies, filings) a client may walk before each further page breaks "
                 "filings/walking-every-page"})
+    watchlist_limit: int = field(default=10_000, metadata={"help": "companies one key's watchlist may hold"})
+    webhook_limit: int = field(default=20, metadata={"help": "webhooks one key may hold"})
+    webhook_other_hosts: str = field(default="record", metadata={
+        "help": "a webhook URL outside loopback and webhook_hosts: record (kept, its deliveries logged as not "
+                "sent) or refuse (400 when the webhook is created or changed)"})
+    webhook_hosts: list[str] = field(default_factory=list, metadata={
+        "help": "host names besides loopback that webhooks are delivered to"})
+    webhook_timeout_s: float = field(default=5.0, metadata={"help": "timeout of one webhook POST (wall seconds)"})
+    webhook_log_size: int = field(default=1000, metadata={"help": "delivery attempts kept per webhook (oldest out)"})
+    webhook_backlog: int = field(default=10_000, metadata={
+        "help": "deliveries one catch-up makes at most (a clock jump past that drops the rest, counted)"})
+    agent_sandbox_calls: int = field(default=50, metadata={
+        "help": "data calls an agent key's read-only sandbox allows before it needs its owner (402)"})
 
     def __post_init__(self) -> None:
         """Refuse settings that would only fail later (one clear line from `fakes serve`)."""
@@ -51,5 +64,14 @@ class FilingsSettings(FakeSettings):
             problems.append("quotas and processing_delay_s must be >= 0")
         if max(quotas) > MAX_QUOTA:
             problems.append(f"quotas must be at most {MAX_QUOTA} calls a year (0 = unlimited)")
+        if self.webhook_other_hosts not in ("record", "refuse"):
+            problems.append("webhook_other_hosts must be record or refuse")
+        limits = (self.watchlist_limit, self.webhook_limit, self.webhook_log_size, self.webhook_backlog,
+                  self.agent_sandbox_calls)
+        if min(limits) < 1 or max(limits) > 10_000_000:
+            problems.append("watchlist_limit, webhook_limit, webhook_log_size, webhook_backlog and "
+                            "agent_sandbox_calls must be from 1 to 10,000,000")
+        if not 0 < self.webhook_timeout_s <= 600:
+            problems.append("webhook_timeout_s must be above 0 and at most 600")
         if problems:
             raise SettingsError("filings: " + "; ".join(problems))

@@ -10,18 +10,26 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from fakes.kernel.statecheck import StateReader, check_text, refuse
 
+from .agent import Agents
 from .catalogue.companies import CompanyCore
 from .catalogue.filing_types import TYPES
 from .catalogue.identifiers import is_valid_isin, is_valid_lei
 from .catalogue.isic import CLASSES
 from .catalogue.markets import LANGUAGES, MARKETS
 from .catalogue.records import FilingRecord
+from .history import MAX_VERSIONS, Version
 from .keys import TIERS, ApiKey
+from .merges import Merges
 from .userdata import USER_ID_BASE
+from .watchlist import Watchlists
+from .webhookbook import WebhookBook
+
+if TYPE_CHECKING:
+    from .model import FilingsModel
 
 MAX_EPOCH_S = 253_402_300_799  # the end of year 9999, what the service's date-times can write
 MAX_COUNT = 2**40
@@ -37,15 +45,45 @@ class FilingsState:
     demo_keys: dict[str, str]
     companies: dict[int, CompanyCore]
     filings: dict[int, FilingRecord]
+    versions: dict[int, list[Version]]
+    watchlists: Watchlists
+    merges: Merges
+    agents: Agents
+    webhooks: WebhookBook
 
 
-def read_state(state: Any, *, seed: int, scale_label: str, has_company: Any) -> FilingsState:
-    """``has_company(id)``: whether the catalogue generates that company (for filings' references)."""
-    read = StateReader(state, "model").only(("catalogue", "keys", "keys_issued", "demo_keys", "companies",
-                                             "filings"))
-    catalogue = read.raw("catalogue")
-    if catalogue != {"seed": seed, "scale": scale_label}:
-        refuse(read.where("catalogue"), f"is {catalogue!r}; this fake's is seed {seed} scale {scale_label}")
+PARTS = ("catalogue", "keys", "keys_issued", "demo_keys", "companies", "filings", "versions", "watchlists",
+         "merges", "agents", "webhooks")
+
+
+def state_of(model: FilingsModel) -> dict[str, Any]:
+    return {
+        "catalogue": {"seed": model.seed, "scale": model.scale.label},
+        "keys": [key.to_state() for key in model.keys.values()],
+        "keys_issued": model.keys_issued,
+        "demo_keys": model.demo_keys,
+        "companies": [_company_state(core) for core in model.companies.values()],
+        "filings": [record.to_state() for record in model.filings.values()],
+        "versions": [{"filing": filing_id, **version.to_state()} for filing_id, versions in model.versions.items()
+                     for version in versions],
+        "watchlists": model.watchlists.to_state(),
+        "merges": model.merges.to_state(),
+        "agents": model.agents.to_state(),
+        "webhooks": model.webhooks.to_state(),
+    }
+
+
+def _company_state(core: CompanyCore) -> dict[str, Any]:
+    return {name: (list(value) if isinstance(value, tuple) else value)
+            for name, value in ((field, getattr(core, field)) for field in CompanyCore.__slots__)}
+
+
+def read_state(state: Any, *, model: FilingsModel) -> FilingsState:
+    seed, scale_label, catalogue = model.seed, model.scale.label, model.catalogue
+    read = StateReader(state, "model").only(PARTS)
+    found = read.raw("catalogue")
+    if found != {"seed": seed, "scale": scale_label}:
+        refuse(read.where("catalogue"), f"is {found!r}; this fake's is seed {seed} scale {scale_label}")
     keys: dict[str, ApiKey] = {}
     for item in read.objects("keys"):
         key = _key(item)
@@ -67,15 +105,53 @@ def read_state(state: Any, *, seed: int, scale_label: str, has_company: Any) -> 
     for index, item in enumerate(read.objects("filings")):
         record = _filing(item, USER_ID_BASE + index + 1)
         if record.company_id not in companies and not (record.company_id < USER_ID_BASE
-                                                       and has_company(record.company_id)):
+                                                       and catalogue.has_company(record.company_id)):
             refuse(item.where("company_id"), f"names no company ({record.company_id})")
         filings[record.id] = record
-    return FilingsState(keys, read.integer("keys_issued", minimum=len(TIERS), maximum=MAX_COUNT), demo_keys,
-                        companies, filings)
+
+    def has_company(company_id: int) -> bool:
+        return company_id in companies or (company_id < USER_ID_BASE and catalogue.has_company(company_id))
+
+    def has_filing(filing_id: int) -> bool:
+        return filing_id in filings or 1 <= filing_id < USER_ID_BASE
+
+    settings = model.settings
+    agent_keys = {token: key.agent for token, key in keys.items() if key.agent is not None}
+    webhooks = WebhookBook(seed, model.epoch, settings)
+    if read.has("webhooks"):
+        webhooks.load(read.object("webhooks"), set(keys), has_filing)
+    agents = Agents.read(read.object("agents"), agent_keys) if read.has("agents") else Agents()
+    if not read.has("agents") and agent_keys:
+        refuse(read.where("agents"), "must hold the accounts of the agent keys")
+    return FilingsState(
+        keys, read.integer("keys_issued", minimum=len(TIERS), maximum=MAX_COUNT), demo_keys, companies, filings,
+        _versions(read, filings) if read.has("versions") else {},
+        Watchlists.read(read, "watchlists", settings.watchlist_limit, set(keys), has_company)
+        if read.has("watchlists") else Watchlists(settings.watchlist_limit),
+        Merges.read(read, "merges", has_company) if read.has("merges") else Merges(), agents, webhooks)
+
+
+def _versions(read: StateReader, filings: dict[int, FilingRecord]) -> dict[int, list[Version]]:
+    found: dict[int, list[Version]] = {}
+    for item in read.objects("versions"):
+        item.only(("filing", "at_s", "changes"))
+        filing_id = item.integer("filing")
+        if filing_id not in filings:
+            refuse(item.where("filing"), "names no user filing")
+        versions = found.setdefault(filing_id, [])
+        at_s = item.integer("at_s", minimum=versions[-1].at_s if versions else 0, maximum=MAX_EPOCH_S)
+        changes = item.json("changes")
+        if not isinstance(changes, dict) or not changes or not all(
+                isinstance(change, dict) and set(change) == {"from", "to"} for change in changes.values()):
+            refuse(item.where("changes"), "must map each changed field to {from, to}")
+        if len(versions) >= MAX_VERSIONS:
+            refuse(item.where("filing"), f"has more than {MAX_VERSIONS} re-releases")
+        versions.append(Version(at_s, changes))
+    return found
 
 
 def _key(read: StateReader) -> ApiKey:
-    read.only(("key", "tier", "quota", "created_ms", "year", "used", "refused_year"))
+    read.only(("key", "tier", "quota", "created_ms", "year", "used", "refused_year", "agent"))
     return ApiKey(key=read.text("key", pattern=KEY_PATTERN), tier=read.choice("tier", TIERS),
                   quota=read.integer("quota", minimum=0, maximum=MAX_COUNT, nullable=True),
                   created_ms=read.integer("created_ms", minimum=0, maximum=MAX_EPOCH_S * 1000 + 999),
@@ -83,7 +159,8 @@ def _key(read: StateReader) -> ApiKey:
                   used=read.integer("used", minimum=0, maximum=MAX_COUNT),
                   # client history the rules read; states exported before the rules had none
                   refused_year=(read.integer("refused_year", minimum=1970, maximum=9999, nullable=True)
-                                if read.has("refused_year") else None))
+                                if read.has("refused_year") else None),
+                  agent=read.text("agent", max_length=254, nullable=True) if read.has("agent") else None)
 
 
 def _date(read: StateReader, name: str) -> str:
@@ -146,4 +223,6 @@ def _filing(read: StateReader, expected_id: int) -> FilingRecord:
         failed=read.boolean("failed"), confidence=read.number("confidence", minimum=0, maximum=1),
         source_filing_id=read.text("source_filing_id", max_length=200),
         markdown=read.text("markdown", max_length=MAX_MARKDOWN, nullable=True),
+        updated_s=(read.integer("updated_s", minimum=0, maximum=MAX_EPOCH_S, nullable=True)
+                   if read.has("updated_s") else None),
     )

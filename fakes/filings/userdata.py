@@ -18,10 +18,9 @@ from .catalogue.companies import CompanyCore
 from .catalogue.filing_types import TYPES, resolve_type
 from .catalogue.identifiers import is_valid_isin, is_valid_lei, make_isin, make_lei
 from .catalogue.isic import CLASS_INDEX, CLASSES
-from .catalogue.markets import LANGUAGE_BY_CODE, LANGUAGES, MARKETS
+from .catalogue.markets import LANGUAGE_BY_CODE, LANGUAGES, MARKET_INDEX, MARKETS
 from .catalogue.records import FilingRecord, period_fields, title_for
-from .params import parse_instant
-from .query import market_index
+from .dates import InvalidDate, instant_s
 
 USER_ID_BASE = 1_000_000_000
 USER_SALT = 0x05E4
@@ -49,7 +48,7 @@ def new_company(body: dict[str, Any], company_id: int, now_ms: int,
         raise _bad(f"unknown field(s): {', '.join(sorted(unknown))}")
     name = _text(body, "name")
     country = _text(body, "country_code").upper()
-    market = market_index(country)
+    market = MARKET_INDEX.get(country)
     if market is None:
         raise _bad(f"country_code must be one of the 44 markets: {', '.join(m.code for m in MARKETS)}")
     class_code = _text(body, "sub_industry_code", "6420")
@@ -114,15 +113,19 @@ def new_filing(body: dict[str, Any], filing_id: int, now_s: int, company: Compan
     if release_text is None:
         release_s = now_s
     elif isinstance(release_text, str):
-        release_s = parse_instant("release_datetime", release_text, end_of_day=False)
+        try:
+            release_s = instant_s(release_text, end_of_day=False)
+        except InvalidDate:
+            raise _bad("release_datetime must be an ISO 8601 date-time") from None
+        if not 0 <= release_s <= 253_402_300_799:
+            raise _bad("release_datetime must be between 1970 and the end of 9999")
     else:
         raise _bad("release_datetime must be an ISO 8601 string")
     markdown = body.get("markdown")
     if markdown is not None and not isinstance(markdown, str):
         raise _bad("markdown must be a string")
-    fiscal_year, period = period_fields(filing_type.code, release_s, filing_type.per_year[2])
-    title = _text(body, "title", title_for(filing_type.code, company.name, release_s, fiscal_year, period,
-                                           filing_id), limit=4000)
+    fiscal_year, period = period_fields(filing_type.code, release_s)
+    title = _text(body, "title", title_for(filing_type.code, company.name, release_s), limit=4000)
     return FilingRecord(
         id=filing_id, company_id=company.id, type_index=filing_type.id - 1,
         language_index=LANGUAGES.index(LANGUAGE_BY_CODE[language_code.lower()]),

@@ -290,10 +290,18 @@ class Fake:
         self.journal.clear()
 
     def advance(self, seconds: float) -> int:
-        return self.clock.advance(seconds)
+        now = self.clock.advance(seconds)
+        self.clock_moved()
+        return now
 
     def set_time_ms(self, epoch_ms: int) -> int:
-        return self.clock.set_ms(epoch_ms)
+        now = self.clock.set_ms(epoch_ms)
+        self.clock_moved()
+        return now
+
+    def clock_moved(self) -> None:
+        """Hook: the clock was moved through this fake (``advance``, ``set_time_ms``, ``POST
+        /_fake/clock``); a service whose model acts on time passing (webhooks) catches up here."""
 
     def journal_entries(self, **filters: Any) -> list[dict[str, Any]]:
         return self.journal.entries(**filters)
@@ -466,16 +474,24 @@ class Fake:
 #: per Fake class: its control operations whose body is required (Fake.body_required)
 _REQUIRED_BODIES: dict[type, frozenset[tuple[str, str]]] = {}
 
+_MOVED = "_fakes_under_control"
+
 
 def _under_control_prefix(routes: list[BaseRoute]) -> list[BaseRoute]:
-    """Service control routes are declared relative to /_fake; give them the full path."""
+    """Service control routes are declared relative to /_fake; give them the full path. The copy
+    is kept on the declared route, so a service that hands every world the same route objects
+    (its endpoints find their fake in ``scope["app"]``) builds no copies per world."""
     moved: list[BaseRoute] = []
     for route in routes:
         if isinstance(route, Route):
-            copy = Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
-                         name=route.name)
-            cap = route_cap(route)
-            moved.append(copy if cap is None else limit_body(copy, cap))
+            copy: BaseRoute | None = getattr(route, _MOVED, None)
+            if copy is None:
+                copy = Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
+                             name=route.name)
+                cap = route_cap(route)
+                copy = copy if cap is None else limit_body(copy, cap)
+                setattr(route, _MOVED, copy)
+            moved.append(copy)
         else:
             moved.append(route)
     return moved

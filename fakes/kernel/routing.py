@@ -45,9 +45,6 @@ class ServiceRouter(Router):
     def __init__(self, routes: Sequence[BaseRoute]) -> None:
         super().__init__(routes=list(routes))
         self._remembered: dict[tuple[str, str, str], _Remembered] = {}
-        # each route's lean app is made at its first match: a world (a router of its own over the
-        # same routes) that answers a few paths pays for those alone
-        self._lean_apps: dict[int, ASGIApp] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or "path_params" in scope:  # nested or not HTTP: Starlette's way
@@ -78,13 +75,23 @@ class ServiceRouter(Router):
             if match is Match.FULL:
                 if not isinstance(route, Route):
                     return None
-                lean = self._lean_apps.get(id(route))
-                if lean is None:
-                    lean = self._lean_apps[id(route)] = _lean_app(route)
-                return lean, route, child_scope["path_params"]
+                return lean_app(route), route, child_scope["path_params"]
             if match is Match.PARTIAL:  # Starlette goes on looking for a full match; so do we
                 continue
         return None
+
+
+_LEAN = "_fakes_lean_app"
+
+
+def lean_app(route: Route) -> ASGIApp:
+    """The route's lean app, made once and kept on the route: routes a service shares between its
+    fakes and worlds cost each world's router nothing."""
+    found: ASGIApp | None = route.__dict__.get(_LEAN)
+    if found is None:
+        found = _lean_app(route)
+        setattr(route, _LEAN, found)
+    return found
 
 
 def _lean_app(route: Route) -> ASGIApp:

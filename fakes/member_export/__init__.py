@@ -11,12 +11,15 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
+from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.fake import Fake
 
+from .bench import bench_operations
 from .control import control_routes
 from .domains import DOMAINS
 from .model import SERVICE_ERROR_GENERIC, MemberExportModel
+from .oauth_routes import oauth_routes
 from .openapi import openapi_document
 from .paging import pending
 from .routes import service_routes
@@ -51,13 +54,17 @@ class MemberExportFake(Fake):
         return MemberExportModel(self.clock, self.settings, self.seed, self.epoch)
 
     def routes(self) -> list[BaseRoute]:
-        return service_routes(self)
+        return [*service_routes(self), *oauth_routes(self)]
 
     def control_routes(self) -> list[BaseRoute]:
         return control_routes(self)
 
     def error_body(self, err: ServiceError) -> dict[str, Any]:
-        """``{"status", "serviceErrorCode", "code"?, "message"}``, the service's own error shape."""
+        """``{"status", "serviceErrorCode", "code"?, "message"}``, the service's own error shape;
+        the OAuth endpoints' ``{"error", "error_description"}``."""
+        oauth = err.extra.get("oauth_error")
+        if oauth is not None:
+            return {"error": oauth, "error_description": err.message}
         body: dict[str, Any] = {
             "status": err.status,
             "serviceErrorCode": err.extra.get("service_error_code", SERVICE_ERROR_GENERIC),
@@ -93,6 +100,10 @@ class MemberExportFake(Fake):
             self._auth_for = self.model
         return dict(self._auth_headers)
 
+    def bench_operations(self) -> list[BenchOperation]:
+        """Every public operation, OAuth included (see :mod:`.bench`)."""
+        return bench_operations(self)
+
     def sample_request(self) -> tuple[str, str]:
         self.auth_headers()
         return ("GET", "/rest/memberSnapshotData?q=criteria&domain=INBOX&start=0")
@@ -118,5 +129,29 @@ class MemberExportFake(Fake):
         """The member acts now: ``send_message``, ``receive_message``, ``comment``, ``react``, ..."""
         return self.model.act(member_id, action, details)
 
-    def issue_token(self, member_id: str, *, expires_in: Any = None, scope: Any = None) -> dict[str, Any]:
-        return self.model.issue_token(member_id, expires_in=expires_in, scope=scope)
+    def issue_token(self, member_id: str, *, expires_in: Any = None, scope: Any = None,
+                    client_id: Any = None) -> dict[str, Any]:
+        """A token of the member's built-in application, or of the registered ``client_id``."""
+        return self.model.issue_token(member_id, expires_in=expires_in, scope=scope, client_id=client_id)
+
+    # -- OAuth (see docs/services/member-export.md, "OAuth") ----------------------------------
+    def register_application(self, **fields: Any) -> dict[str, Any]:
+        """A developer application: ``redirect_uris`` (required), ``name``, ``scopes``, ``products``,
+        ``client_id``, ``client_secret``, ``refresh_tokens``; the answer holds its credentials."""
+        return self.model.register_application(fields)
+
+    def application_info(self, client_id: str) -> dict[str, Any]:
+        return self.model.application(client_id).describe()
+
+    def sign_in(self, member_id: str | None) -> dict[str, Any]:
+        """The member the authorization page takes as signed in (None: the page offers a picker)."""
+        return self.model.sign_in(member_id)
+
+    def authorize(self, client_id: str, member_id: str, *, scope: Any = None, redirect_uri: Any = None,
+                  state: Any = None) -> dict[str, Any]:
+        """The member approves ``client_id`` at once: ``{"code", "redirect_uri", "location"}``."""
+        return self.model.authorize(client_id, member_id, scope=scope, redirect_uri=redirect_uri, state=state)
+
+    def revoke(self, member_id: str, client_id: str | None = None) -> dict[str, Any]:
+        """The member removes the application (all applications) in their settings: tokens revoked."""
+        return self.model.revoke(member_id, client_id)

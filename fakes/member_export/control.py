@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 MEMBER_FIELDS = frozenset({"region", "name", "sizes", "build_times"})
 CONSENT_FIELDS = frozenset({"expires_in"})
-TOKEN_FIELDS = frozenset({"member_id", "expires_in", "scope"})
+TOKEN_FIELDS = frozenset({"member_id", "expires_in", "scope", "client_id"})
+AUTHORIZE_FIELDS = frozenset({"client_id", "member_id", "scope", "redirect_uri", "state"})
+REVOKE_FIELDS = frozenset({"client_id"})
 
 
 async def json_object(request: Request) -> dict[str, Any]:
@@ -67,7 +69,38 @@ def control_routes(fake: MemberExportFake) -> list[BaseRoute]:
         member_id = body.pop("member_id")
         return json_response(fake.issue_token(member_id, **body), 201)
 
+    async def applications(request: Request) -> Response:
+        if request.method == "POST":
+            return json_response(fake.register_application(**await json_object(request)), 201)
+        return json_response({"applications": [app.describe() for app in fake.model.applications.values()]})
+
+    async def application(request: Request) -> Response:
+        return json_response(fake.application_info(request.path_params["client_id"]))
+
+    async def sign_in(request: Request) -> Response:
+        body = await read_json_object(request, error=ControlError)  # null member_id: sign out
+        unknown = sorted(set(body) - {"member_id"})
+        if unknown or "member_id" not in body:
+            raise ControlError(400, "the body is {\"member_id\": \"<id>\"} (null: nobody is signed in)",
+                               code="invalid_field")
+        return json_response(fake.sign_in(body["member_id"]))
+
+    async def authorize(request: Request) -> Response:
+        body = await body_with(request, AUTHORIZE_FIELDS)
+        if "client_id" not in body or "member_id" not in body:
+            raise ControlError(400, "'client_id' and 'member_id' are required", code="invalid_authorization")
+        return json_response(fake.authorize(body.pop("client_id"), body.pop("member_id"), **body), 201)
+
+    async def revoke(request: Request) -> Response:
+        body = await body_with(request, REVOKE_FIELDS)
+        return json_response(fake.revoke(request.path_params["member_id"], body.get("client_id")))
+
     return [
+        Route("/applications", applications, methods=["GET", "POST"]),
+        Route("/applications/{client_id}", application, methods=["GET"]),
+        Route("/oauth/sign-in", sign_in, methods=["POST"]),
+        Route("/oauth/authorize", authorize, methods=["POST"]),
+        Route("/members/{member_id}/revoke", revoke, methods=["POST"]),
         Route("/members", create_member, methods=["POST"]),
         Route("/members/{member_id}", member, methods=["GET"]),
         Route("/members/{member_id}/consent", consent, methods=["POST"]),

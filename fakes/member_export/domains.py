@@ -169,4 +169,5 @@ DOMAIN_ORDER: dict[str, int] = {spec.name: index for index, spec in enumerate(CA
 SERVED_DOMAINS: tuple[str, ...] = tuple(s.name for s in CATALOGUE if s.name not in UNSUPPORTED_DOMAINS)
 
 #: Domains that member actions append records to (the rest only hold generated history).
-ACTION_DOMAINS = ("INBOX", "ALL_COMMENTS", "ALL_LIKES", "MEMBER_SHARE_INFO", "INVITATIONS")
+ACTION_DOMAINS = ("INBOX", "ALL_COMMENTS", "ALL_LIKES", "MEMBER_SHARE_INFO", "INVITATIONS", "PROFILE", "LANGUAGES",
+                  "ARTICLES")

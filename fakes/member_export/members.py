@@ -13,8 +13,9 @@ from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.statecheck import StateReader, check_integer, check_text, refuse
 
+from .action_plan import ActionPlan
 from .changelog import Changelog
-from .data import MemberSeed, Person
+from .data import MemberSeed, Person, Row
 from .domains import DOMAIN_ORDER, DOMAINS, SERVED_DOMAINS
 
 NO_DATA = "No data found for this memberId"
@@ -30,6 +31,8 @@ SERVICE_ERROR_GENERIC = 100
 SERVICE_ERROR_EMPTY_TOKEN = 401
 SERVICE_ERROR_INVALID_TOKEN = 65600
 SERVICE_ERROR_EXPIRED_TOKEN = 65602
+SERVICE_ERROR_REVOKED_TOKEN = 65601
+SERVICE_ERROR_THROTTLED = 101
 
 
 class Clock(Protocol):
@@ -46,18 +49,6 @@ def no_data() -> ServiceError:
 
 def control_error(status: int, message: str, code: str) -> ServiceError:
     return ServiceError(status, message, code=code)
-
-
-@dataclass
-class Token:
-    member_id: str
-    application: str
-    issued_ms: int
-    expires_ms: int
-    scope: str
-
-    def to_state(self) -> dict[str, Any]:
-        return dict(vars(self))
 
 
 @dataclass
@@ -81,6 +72,9 @@ class Member:
     last_poll_window: tuple[int, int] | None = None  # (startTime, count) of the previous changelog poll
     # domain or "*" -> (start, total, pages, instant) of a page after which a client paging by total stops (paging.py)
     stopped_at: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # what actions created, for edits/deletes
+    profile_edits: dict[str, str] = field(default_factory=dict)      # PROFILE column -> value edited
+    revision: int = 0  # counts edits and removals of snapshot rows (appends change the row count)
 
     def __post_init__(self) -> None:
         self.view = MemberSeed(self.seed, self.id, self.me, self.created_ms, self.sizes, self.contact_count)
@@ -117,7 +111,41 @@ class Member:
             "reported_total": self.reported_total,
             "last_poll_window": list(self.last_poll_window) if self.last_poll_window else None,
             "stopped_at": {key: list(note) for key, note in self.stopped_at.items()},
+            "items": self.items, "profile_edits": self.profile_edits, "revision": self.revision,
         }
+
+    def apply(self, plan: ActionPlan, now_ms: int) -> Row | None:
+        """An action's snapshot effect and item bookkeeping; the record it added, changed or removed."""
+        record: Row | None = None
+        rows = self.appended.setdefault(plan.domain, []) if plan.domain else []
+        if plan.effect == "append" and plan.row is not None:
+            entry: dict[str, Any] = {"time_ms": now_ms, "row": plan.row}
+            if plan.item is not None:
+                entry["item"] = plan.item
+            rows.append(entry)
+            record = plan.row
+        elif plan.effect in ("update", "remove"):
+            for index, entry in enumerate(rows):
+                if entry.get("item") == plan.item:
+                    record = entry["row"]
+                    if plan.effect == "remove":
+                        del rows[index]
+                    else:  # a new dict: pages already cached keep the rows they were made of
+                        record = entry["row"] = {**entry["row"], **(plan.row or {})}
+                    break
+            self.revision += 1
+        elif plan.effect == "profile" and plan.row is not None:
+            self.profile_edits.update(plan.row)
+            self.revision += 1
+            record = dict(plan.row)
+        if plan.domain and not rows:
+            del self.appended[plan.domain]
+        if plan.item is not None:
+            if plan.effect == "remove":
+                self.items.pop(plan.item, None)
+            elif plan.item_info is not None:
+                self.items.setdefault(plan.item, {}).update(plan.item_info)
+        return record
 
     @classmethod
     def from_state(cls, read: StateReader, *, seed: int, time_field: str) -> Member:
@@ -136,11 +164,14 @@ class Member:
         for domain in appended_read.value:
             rows = []
             for item in appended_read.objects(domain):
-                item.only(("time_ms", "row"))
+                item.only(("time_ms", "row", "item"))
                 row = item.mapping("row")
                 for column, cell in row.items():
                     check_text(cell, f"{item.where('row')}.{column}", max_length=MAX_CELL)
-                rows.append({"time_ms": item.integer("time_ms", minimum=0, maximum=MAX_EPOCH_MS), "row": dict(row)})
+                entry = {"time_ms": item.integer("time_ms", minimum=0, maximum=MAX_EPOCH_MS), "row": dict(row)}
+                if item.has("item"):
+                    entry["item"] = item.text("item", min_length=1, max_length=MAX_ITEM)
+                rows.append(entry)
             appended[domain] = rows
         changelog = Changelog(time_field)
         events = [read_event(event) for event in read.objects("events")]
@@ -171,14 +202,34 @@ class Member:
             last_poll_ms=read.integer("last_poll_ms", minimum=0, maximum=MAX_EPOCH_MS, nullable=True),
             last_poll_full=read.boolean("last_poll_full"), end_of_paging=end_of_paging,
             reported_total=reported_total, last_poll_window=last_poll_window, stopped_at=stopped_at,
+            **_edits_from_state(read),
         )
+
+
+def _edits_from_state(read: StateReader) -> dict[str, Any]:
+    """items, profile_edits and revision of an imported member (states made before edits lack them)."""
+    items: dict[str, dict[str, Any]] = {}
+    if read.has("items"):
+        items_read = read.object("items")
+        for key in items_read.value:
+            check_text(key, items_read.path, min_length=1, max_length=MAX_ITEM)
+            info = items_read.object(key)
+            info.text("kind", max_length=40, pattern="[a-z_]+")
+            items[key] = dict(info.check_json())
+    edits: dict[str, str] = {}
+    if read.has("profile_edits"):
+        edits_read = read.object("profile_edits").only(column for column, _ in DOMAINS["PROFILE"].columns)
+        edits = {column: edits_read.text(column, max_length=MAX_CELL) for column in edits_read.value}
+    revision = read.integer("revision", minimum=0, maximum=2**40) if read.has("revision") else 0
+    return {"items": items, "profile_edits": edits, "revision": revision}
 
 
 MEMBER_STATE_FIELDS = ("id", "region", "created_ms", "me", "sizes", "build_times", "application", "contact_count",
                        "regulated_at", "appended", "events", "last_poll_ms", "last_poll_full", "end_of_paging",
-                       "reported_total", "last_poll_window", "stopped_at")
+                       "reported_total", "last_poll_window", "stopped_at", "items", "profile_edits", "revision")
 ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 MAX_CELL = 100_000
+MAX_ITEM = 200
 MAX_EVENT_ID = 2**53
 
 
@@ -207,17 +258,6 @@ def read_event(read: StateReader) -> dict[str, Any]:
     for name in ("capturedAt", "processedAt"):
         event[name] = read.integer(name, minimum=0, maximum=2**62)
     return event
-
-
-def token_from_state(read: StateReader, members: dict[str, Member]) -> Token:
-    read.only(("member_id", "application", "issued_ms", "expires_ms", "scope"))
-    member_id = read.text("member_id", max_length=64)
-    if member_id not in members:
-        refuse(read.where("member_id"), f"names no member of this state ({member_id!r})")
-    return Token(member_id=member_id, application=read.text("application", max_length=200),
-                 issued_ms=read.integer("issued_ms", minimum=0, maximum=MAX_EPOCH_MS),
-                 expires_ms=read.integer("expires_ms", minimum=0, maximum=2**62),
-                 scope=read.text("scope", max_length=500))
 
 
 def _domain_numbers(value: Any, name: str, *, upper: float, integers: bool) -> dict[str, float]:

@@ -8,18 +8,18 @@ tokens live in :mod:`.members`, snapshot paging in :mod:`.snapshots`.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import hashlib
 from collections import OrderedDict
 from typing import Any
-from urllib.parse import quote
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.statecheck import StateReader, check_text, refuse
 from fakes.kernel.verdicts import Broken
 
-from .actions import plan_action
+from .action_plan import ActionPlan
+from .actions import config_version, plan_action
+from .applications import Application, application_from_state
+from .auth_codes import AuthorizationCodes
 from .changelog import Changelog, Event
 from .data import DAY_MS, DataGenerator, Row, mix, person_urn_id
 from .domains import DOMAINS, SERVED_DOMAINS
@@ -33,25 +33,31 @@ from .members import (
     SERVICE_ERROR_EXPIRED_TOKEN,
     SERVICE_ERROR_GENERIC,
     SERVICE_ERROR_INVALID_TOKEN,
+    SERVICE_ERROR_REVOKED_TOKEN,
     Clock,
     Member,
-    Token,
     _domain_numbers,
     bad_request,
     control_error,
-    token_from_state,
 )
+from .oauth import OAuthFlows
 from .paging import Judged, moved_on
 from .rules import CHANGELOG_START_TOO_OLD, POLLING_TOO_FAST, REPOLLING_IDENTICAL_WINDOW
 from .settings import MemberExportSettings
 from .snapshots import SnapshotPage, SnapshotReads
+from .throttles import DailyLimits
+from .tokens import RefreshToken, Token, mint, refresh_token_from_state, token_from_state
 
 __all__ = ["SERVICE_ERROR_GENERIC", "Member", "MemberExportModel", "SnapshotPage", "bad_request"]
 
 MAX_COUNTER = 2**40  # counters number ids and tokens; far beyond any test, well inside 64 bits
 
 
-class MemberExportModel(SnapshotReads):
+#: counters a state exported before OAuth existed lacks (read as 0)
+OAUTH_COUNTERS = ("applications", "codes", "refresh_tokens")
+
+
+class MemberExportModel(SnapshotReads, OAuthFlows):
     def __init__(self, clock: Clock, settings: MemberExportSettings, seed: int = 0, epoch: int = 0) -> None:
         self.clock = clock
         self.settings = settings
@@ -61,7 +67,13 @@ class MemberExportModel(SnapshotReads):
         self.eligible_regions = frozenset(r.upper() for r in settings.eligible_regions)
         self.members: dict[str, Member] = {}
         self.tokens: dict[str, Token] = {}
-        self.counters = {"members": 0, "tokens": 0, "actions": 0, "events": 0}
+        self.counters = {"members": 0, "tokens": 0, "actions": 0, "events": 0,
+                         "applications": 0, "codes": 0, "refresh_tokens": 0}
+        self.applications: dict[str, Application] = {}
+        self.codes = AuthorizationCodes()
+        self.refresh_tokens: dict[str, RefreshToken] = {}
+        self.signed_in: str | None = None  # the member the authorization page takes as signed in
+        self.limits = DailyLimits()
         self.event_id_base = 978_000_000 + mix(seed, "event-ids") % 1_000_000
         self._pages: OrderedDict[tuple[Any, ...], list[Row]] = OrderedDict()
         self.judged_stops: Judged = set()  # paging notes judged already (paging.py; not state)
@@ -115,22 +127,24 @@ class MemberExportModel(SnapshotReads):
     def is_eligible(self, member: Member) -> bool:
         return member.region in self.eligible_regions
 
-    def issue_token(self, member_id: Any, *, expires_in: Any = None, scope: Any = None) -> dict[str, Any]:
-        """A fresh access token (OAuth response shape: no refresh token exists)."""
+    def issue_token(self, member_id: Any, *, expires_in: Any = None, scope: Any = None,
+                    client_id: Any = None) -> dict[str, Any]:
+        """A fresh access token (OAuth response shape: no refresh token exists), of the member's
+        built-in application or, with ``client_id``, of a registered one (as if just authorized)."""
         member = self.member(member_id)
+        application = None if client_id is None else self.application(client_id)
         lifetime = self.settings.token_lifetime_s if expires_in is None else expires_in
         if isinstance(lifetime, bool) or not isinstance(lifetime, int) or not 0 <= lifetime <= MAX_SECONDS:
             raise control_error(400, "'expires_in' must be a whole number of seconds >= 0", "invalid_token")
         scope = self.settings.scope if scope is None else scope
         if not isinstance(scope, str) or len(scope) > 500:
             raise control_error(400, "'scope' must be a string (space-separated scopes)", "invalid_token")
-        number = self.counters["tokens"]
-        self.counters["tokens"] += 1
-        identity = f"{self.seed}|token|{number}" if self.epoch == 0 else f"{self.seed}|{self.epoch}|token|{number}"
-        raw = hashlib.blake2b(identity.encode(), digest_size=48).digest()
-        access_token = "AQ" + base64.urlsafe_b64encode(raw).decode()  # real tokens start with AQ
+        access_token = mint(self.seed, self.epoch, "access", self._next("tokens"))
         now = self.clock.now_ms()
-        self.tokens[access_token] = Token(member.id, member.application, now, now + lifetime * 1000, scope)
+        self.tokens[access_token] = Token(
+            member.id, member.application if application is None else application.urn, now, now + lifetime * 1000,
+            scope, client_id=None if application is None else application.client_id,
+            authorized_ms=None if application is None else now)
         return {"access_token": access_token, "expires_in": lifetime, "scope": scope}
 
     def consent(self, member_id: Any, *, expires_in: Any = None) -> dict[str, Any]:
@@ -154,20 +168,20 @@ class MemberExportModel(SnapshotReads):
         number = self.counters["actions"]
         plan = plan_action(
             action, details, member=member.view, gen=self.gen, n=number, now_ms=now,
-            own_delay_s=self.settings.processing_delay_s, reply_delay_s=self.settings.reply_delay_s)
+            own_delay_s=self.settings.processing_delay_s, reply_delay_s=self.settings.reply_delay_s,
+            items=member.items)
         self.counters["actions"] += 1
-        member.appended.setdefault(plan.domain, []).append({"time_ms": now, "row": plan.row})
+        record = member.apply(plan, now)
         event = None
         if member.regulated_at is not None:  # archiving is on: the changelog records it
-            event = self._archive(member, plan.resource_name, plan.resource_id, plan.actor, plan.activity,
-                                  plan.processed_activity, now, plan.delay_s * 1000)
-        return {"action": action, "domain": plan.domain, "record": plan.row, "event": event,
+            event = self._archive(member, plan, now)
+        return {"action": action, "domain": plan.domain, "record": record, "item": plan.item, "event": event,
                 "visible_at": event["processedAt"] if event else None}
 
-    def _archive(self, member: Member, resource_name: str, resource_id: str, actor: str,
-                 activity: dict[str, Any], processed_activity: dict[str, Any], now: int, delay_ms: int) -> Event:
+    def _archive(self, member: Member, plan: ActionPlan, now: int) -> Event:
         changelog = member.changelog
         changelog.prune(self.retention_floor(now))
+        delay_ms = plan.delay_s * 1000
         if changelog.time_field == "processedAt":
             captured, processed = now, changelog.free_instant(now + delay_ms)
         else:
@@ -180,20 +194,24 @@ class MemberExportModel(SnapshotReads):
             "id": self.event_id_base + number,
             "capturedAt": captured,
             "processedAt": processed,
-            "configVersion": 1,
+            "configVersion": config_version(plan),
             "owner": member.urn,
-            "actor": actor,
-            "resourceName": resource_name,
-            "resourceId": resource_id,
-            "resourceUri": f"/{resource_name}/{quote(resource_id, safe='')}",
-            "method": "CREATE",
-            "activity": activity,
-            "processedActivity": processed_activity,
+            "actor": plan.actor,
+            "resourceName": plan.resource_name,
+            "resourceId": plan.resource_id,
+            "resourceUri": plan.resource_uri,
+            "method": plan.method,
+        }
+        if plan.method_name is not None:  # present only for ACTION
+            event["methodName"] = plan.method_name
+        event.update({
+            "activity": plan.activity,
+            "processedActivity": plan.activity if plan.processed_activity is None else plan.processed_activity,
             "siblingActivities": [],
             "parentSiblingActivities": [],
             "activityId": _uuid(activity_id, number),
             "activityStatus": "SUCCESS",
-        }
+        })
         changelog.add(event)
         return event
 
@@ -222,6 +240,10 @@ class MemberExportModel(SnapshotReads):
 
     def authenticate(self, access_token: str | None) -> Member:
         """The member behind a bearer token, or the API's 401/403 answer."""
+        return self.members[self.authenticate_token(access_token).member_id]
+
+    def authenticate_token(self, access_token: str | None) -> Token:
+        """The bearer token, checked (401 empty/unknown/expired/revoked, 403 scope or region)."""
         if not access_token:
             raise ServiceError(401, "Empty oauth2_access_token", code="INVALID_ACCESS_TOKEN",
                                service_error_code=SERVICE_ERROR_EMPTY_TOKEN)
@@ -229,10 +251,13 @@ class MemberExportModel(SnapshotReads):
         if token is None:
             raise ServiceError(401, "Invalid access token", code="INVALID_ACCESS_TOKEN",
                                service_error_code=SERVICE_ERROR_INVALID_TOKEN)
+        if token.revoked:
+            raise ServiceError(401, "The token used in the request has been revoked by the user",
+                               code="REVOKED_ACCESS_TOKEN", service_error_code=SERVICE_ERROR_REVOKED_TOKEN)
         if self.clock.now_ms() >= token.expires_ms:
             raise ServiceError(401, "The token used in the request has expired", code="EXPIRED_ACCESS_TOKEN",
                                service_error_code=SERVICE_ERROR_EXPIRED_TOKEN)
-        if self.settings.scope not in token.scope.split():
+        if self.settings.scope not in token.scopes:
             raise ServiceError(403, f"Not enough permissions to access: the token lacks the scope "
                                     f"{self.settings.scope}", code="ACCESS_DENIED",
                                service_error_code=SERVICE_ERROR_GENERIC)
@@ -241,14 +266,16 @@ class MemberExportModel(SnapshotReads):
             raise ServiceError(403, f"Member data portability is available only to members located in the "
                                     f"EU/EEA or Switzerland; this member's profile location is {member.region}",
                                code="ACCESS_DENIED", service_error_code=SERVICE_ERROR_GENERIC)
-        return member
+        return token
 
-    def authorization(self, member: Member) -> dict[str, Any] | None:
-        """The archiving record (None while the member has not consented)."""
+    def authorization(self, member: Member, application: str | None = None) -> dict[str, Any] | None:
+        """The archiving record as ``application`` (default: the member's own) sees it; None while
+        the member has not consented."""
         if member.regulated_at is None:
             return None
         return {
-            "memberComplianceAuthorizationKey": {"developerApplication": member.application, "member": member.urn},
+            "memberComplianceAuthorizationKey": {"developerApplication": application or member.application,
+                                                 "member": member.urn},
             "regulatedAt": member.regulated_at,
             "memberComplianceScopes": ["DMA"],
         }
@@ -296,13 +323,21 @@ class MemberExportModel(SnapshotReads):
             "counters": dict(self.counters),
             "members": [member.to_state() for member in self.members.values()],
             "tokens": {value: token.to_state() for value, token in self.tokens.items()},
+            "applications": [application.to_state() for application in self.applications.values()],
+            "codes": self.codes.to_state(),
+            "refresh_tokens": {value: refresh.to_state() for value, refresh in self.refresh_tokens.items()},
+            "signed_in": self.signed_in,
+            "limits": self.limits.to_state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
-        """Validate all of an exported state (StateError names the field), then take it."""
-        read = StateReader(state, "model").only(("counters", "members", "tokens"))
+        """Validate all of an exported state (StateError names the field), then take it. The OAuth
+        parts are optional: a state exported before they existed has none."""
+        read = StateReader(state, "model").only(("counters", "members", "tokens", "applications", "codes",
+                                                 "refresh_tokens", "signed_in", "limits"))
         counts = read.object("counters").only(self.counters)
-        counters = {name: counts.integer(name, minimum=0, maximum=MAX_COUNTER) for name in self.counters}
+        counters = {name: (0 if name in OAUTH_COUNTERS and not counts.has(name) else
+                           counts.integer(name, minimum=0, maximum=MAX_COUNTER)) for name in self.counters}
         time_field = self.settings.changelog_time_field
         members: dict[str, Member] = {}
         for item in read.objects("members"):
@@ -310,12 +345,33 @@ class MemberExportModel(SnapshotReads):
             if member.id in members:
                 refuse(item.where("id"), f"repeats the member {member.id}")
             members[member.id] = member
+        applications: dict[str, Application] = {}
+        for item in read.objects("applications") if read.has("applications") else ():
+            application = application_from_state(item)
+            if application.client_id in applications:
+                refuse(item.where("client_id"), f"repeats the application {application.client_id}")
+            applications[application.client_id] = application
         tokens_read = read.object("tokens")
         tokens = {check_text(value, "model.tokens", min_length=1, max_length=500):
-                  token_from_state(tokens_read.object(value), members) for value in tokens_read.value}
-        self.counters, self.members, self.tokens = counters, members, tokens
+                  token_from_state(tokens_read.object(value), members, applications) for value in tokens_read.value}
+        codes = AuthorizationCodes()
+        if read.has("codes"):
+            codes.load_state(read.object("codes"), members, applications)
+        refresh_read = read.object("refresh_tokens") if read.has("refresh_tokens") else None
+        refresh_tokens = {} if refresh_read is None else {
+            check_text(value, "model.refresh_tokens", min_length=1, max_length=500):
+            refresh_token_from_state(refresh_read.object(value), members, applications)
+            for value in refresh_read.value}
+        signed_in = read.text("signed_in", max_length=64, nullable=True) if read.has("signed_in") else None
+        if signed_in is not None and signed_in not in members:
+            refuse(read.where("signed_in"), f"names no member of this state ({signed_in!r})")
+        limits = DailyLimits()
+        if read.has("limits"):
+            limits.load_state(read.object("limits"))
+        self.counters, self.members, self.tokens, self.limits = counters, members, tokens, limits
+        self.applications, self.codes, self.refresh_tokens, self.signed_in = (applications, codes, refresh_tokens,
+                                                                              signed_in)
         self._pages.clear()
-
 
 def _uuid(key: int, number: int) -> str:
     text = f"{key:016x}{mix(key, number):016x}"

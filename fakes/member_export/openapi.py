@@ -11,9 +11,13 @@ from typing import Any
 
 from fakes.kernel.openapi import json_response_spec
 
-from .actions import ACTIONS, DETAILS, MAX_CONTACT, MAX_DELAY_S, MAX_TEXT, MAX_URN, REACTIONS
+from .action_plan import MAX_CONTACT, MAX_DELAY_S, MAX_ITEM, MAX_TEXT, MAX_URN, METHODS, REACTIONS, RESOURCE_NAMES
+from .actions import ACTIONS, DETAILS
 from .domains import CATALOGUE, SERVED_DOMAINS
 from .members import MAX_DOMAIN_SIZE, MAX_NAME, MAX_SECONDS
+from .openapi_oauth import OAUTH_TAG, SECURITY_SCHEMES, oauth_control_paths, oauth_paths
+from .profile_actions import MAX_NAME as MAX_PROFILE_TEXT
+from .profile_actions import PROFICIENCIES
 from .routes import MAX_EPOCH_MS, MAX_START
 from .settings import MemberExportSettings
 
@@ -87,12 +91,11 @@ EVENT: Schema = {
         "configVersion": {"type": "integer"},
         "owner": {"type": "string"},
         "actor": {"type": "string", "description": "differs from owner for inbound messages"},
-        "resourceName": {"type": "string",
-                         "enum": ["messages", "socialActions/comments", "socialActions/likes", "ugcPosts",
-                                  "invitations"]},
+        "resourceName": {"type": "string", "enum": list(RESOURCE_NAMES)},
         "resourceId": {"type": "string"},
         "resourceUri": {"type": "string"},
-        "method": {"type": "string", "enum": ["CREATE", "UPDATE", "PARTIAL_UPDATE", "DELETE", "ACTION"]},
+        "method": {"type": "string", "enum": list(METHODS)},
+        "methodName": {"type": "string", "description": "only for method ACTION, e.g. verifyAndCreate"},
         "activity": {"type": "object"},
         "processedActivity": {"type": "object"},
         "siblingActivities": {"type": "array", "items": {"type": "object"}},
@@ -100,8 +103,8 @@ EVENT: Schema = {
         "activityId": {"type": "string"},
         "activityStatus": {"type": "string", "enum": ["SUCCESS", "FAILURE", "SUCCESSFUL_REPLAY"]},
     },
-    "required": ["id", "capturedAt", "processedAt", "owner", "actor", "resourceName", "resourceId", "method",
-                 "activity", "activityId", "activityStatus"],
+    "required": ["id", "capturedAt", "processedAt", "configVersion", "owner", "actor", "resourceName", "resourceId",
+                 "resourceUri", "method", "activity", "activityId", "activityStatus"],
 }
 AUTHORIZATION: Schema = {
     "type": "object",
@@ -145,6 +148,19 @@ _DETAIL_SCHEMAS: dict[str, Schema] = {
     "reaction": {"type": "string", "enum": list(REACTIONS)},
     "delay_s": {"type": "integer", "minimum": 0, "maximum": MAX_DELAY_S,
                 "description": "seconds until the event is visible in the changelog"},
+    "item": {"type": "string", "minLength": 1, "maxLength": MAX_ITEM,
+             "description": "the item an earlier action answered (default: the latest of its kind; 404 if none)"},
+    "first_name": {"type": "string", "maxLength": MAX_PROFILE_TEXT},
+    "last_name": {"type": "string", "maxLength": MAX_PROFILE_TEXT},
+    "headline": {"type": "string", "maxLength": MAX_PROFILE_TEXT},
+    "summary": {"type": "string", "maxLength": 2_000},
+    "language": {"type": "string", "maxLength": MAX_PROFILE_TEXT},
+    "proficiency": {"type": "string", "enum": list(PROFICIENCIES)},
+    "skill": {"type": "string", "maxLength": MAX_PROFILE_TEXT},
+    "title": {"type": "string", "maxLength": 500},
+    "name": {"type": "string", "maxLength": MAX_PROFILE_TEXT},
+    "starts_at": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1, "description": "epoch ms"},
+    "description": {"type": "string", "maxLength": MAX_TEXT},
 }
 
 
@@ -164,6 +180,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
         403: "ACCESS_DENIED: member outside the EU/EEA and Switzerland, or token without the scope",
         404: "No data found for this memberId: domain not built yet, or start past the last page",
         426: "NONEXISTENT_VERSION: version header absent or not the accepted value",
+        429: "TOO_MANY_REQUESTS: a daily limit of the application or the member (settings) is reached",
     }
     return {str(s): _json(ERROR, meaning[s]) for s in statuses}
 
@@ -197,7 +214,7 @@ def openapi_document(settings: MemberExportSettings, title: str) -> dict[str, An
         "description": f"{settings.accepted_version} is the only accepted value; absent or any other value "
                        "answers 426 NONEXISTENT_VERSION",
     }
-    common_errors = (401, 403, 426)
+    common_errors = (401, 403, 426, 429)
     snapshot = {
         "summary": "A page of the member's data of one domain (or of all built domains)",
         "description": "Page with start=0,1,2,... until the answer is 404 'No data found'. The envelope's "
@@ -264,11 +281,14 @@ def openapi_document(settings: MemberExportSettings, title: str) -> dict[str, An
     }, "required": ["id", "urn", "access_token", "expires_in"]}
     action_body = {"oneOf": [_action_variant(action) for action in ACTIONS]}
     action_result = {"type": "object", "properties": {
-        "action": {"type": "string"}, "domain": {"type": "string"},
-        "record": {"type": "object", "additionalProperties": {"type": "string"}},
+        "action": {"type": "string"},
+        "domain": {"type": "string", "nullable": True, "description": "the snapshot domain touched, if any"},
+        "record": {"type": "object", "nullable": True, "additionalProperties": {"type": "string"},
+                   "description": "the row added, changed or removed (null: no snapshot change)"},
+        "item": {"type": "string", "nullable": True, "description": "what later edits and deletions name"},
         "event": {**EVENT, "nullable": True, "description": "null while the member has not consented"},
         "visible_at": {"type": "integer", "nullable": True},
-    }, "required": ["action", "domain", "record", "event", "visible_at"]}
+    }, "required": ["action", "domain", "record", "item", "event", "visible_at"]}
     for operation in (snapshot, changelog, *authorizations.values()):
         operation["security"] = [{"bearer": []}]  # the control plane below needs none
     return {
@@ -276,8 +296,11 @@ def openapi_document(settings: MemberExportSettings, title: str) -> dict[str, An
         "info": {"title": title, "version": settings.accepted_version,
                  "description": "Stateful fake of a member data export (portability) API."},
         "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                                      "description": "member access token (3-legged OAuth)"}}},
+                                                      "description": "member access token (3-legged OAuth)"},
+                                           **SECURITY_SCHEMES}},
+        "tags": [{"name": OAUTH_TAG, "description": "LinkedIn's OAuth endpoints (www.linkedin.com/oauth/v2)"}],
         "paths": {
+            **oauth_paths(),
             "/rest/memberSnapshotData": {"get": snapshot},
             "/rest/memberChangeLogs": {"get": changelog},
             "/rest/memberAuthorizations": authorizations,
@@ -307,6 +330,9 @@ def openapi_document(settings: MemberExportSettings, title: str) -> dict[str, An
                 {"201": _json(TOKEN, "the token"), **_control_errors(400, 404)},
                 {"type": "object", "required": ["member_id"], "additionalProperties": False,
                  "properties": {"member_id": {"type": "string"}, "expires_in": EXPIRES_IN,
-                                "scope": {"type": "string", "maxLength": 500}}}, required=True)},
+                                "scope": {"type": "string", "maxLength": 500},
+                                "client_id": {"type": "string", "description": "a registered application "
+                                              "(default: the member's built-in one)"}}}, required=True)},
+            **oauth_control_paths(_control_errors),
         },
     }

@@ -33,9 +33,10 @@ INVITATIONS = "INVITATIONS"  # its visible records depend on the clock (a slidin
 CACHE_SIZE = 512
 
 
-def member_fingerprint(member: Member) -> tuple[int | None, int]:
-    """What of the member's state a built page depends on: consent instant and appended records."""
-    return member.regulated_at, sum(len(rows) for rows in member.appended.values())
+def member_fingerprint(member: Member) -> tuple[int | None, int, int]:
+    """What of the member's state a built page depends on: consent instant, appended records and
+    the edits and removals of records."""
+    return member.regulated_at, sum(len(rows) for rows in member.appended.values()), member.revision
 
 
 def page_valid_until(member: Member, domain: str | None, now: int) -> int:
@@ -72,7 +73,7 @@ def json_headers(body: bytes) -> list[tuple[bytes, bytes]]:
 
 class _Entry(NamedTuple):
     member: Member
-    fingerprint: tuple[int | None, int]
+    fingerprint: tuple[int | None, int, int]
     valid_until: int
     marker_key: str
     body: bytes

@@ -1,7 +1,7 @@
 """The public API: parse the request, ask the model, answer Rest.li-shaped JSON.
 
 Checks run in the real service's order as far as it is observable: version header (426), then
-the token (401/403), then the parameters (400), then the data (404).
+the token (401/403), then the daily limits (429), then the parameters (400), then the data (404).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from fakes.kernel.verdicts import Broken, flag, flag_all
 from .model import SERVICE_ERROR_GENERIC, Member, MemberExportModel, SnapshotPage, bad_request
 from .page_cache import RenderedPages
 from .rules import NO_VERSION_HEADER
+from .tokens import Token
 
 if TYPE_CHECKING:
     from . import MemberExportFake
@@ -33,19 +34,27 @@ AUTHORIZATION_PAGE_COUNT = 10  # Rest.li finder default, as in a public capture
 
 
 def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
-    def caller(request: Request) -> tuple[MemberExportModel, Member]:
-        """The current model and the calling member, after the version and token checks."""
-        check_version(request, fake.settings.version_header, fake.settings.accepted_version)
-        parse_query(request)  # the fast path for what check_query and the handlers read next
+    settings = fake.settings
+
+    def caller(request: Request, resource: str) -> tuple[MemberExportModel, Token, Member]:
+        """The current model, token and member, after the version, token and daily-limit checks."""
+        check_version(request, settings.version_header, settings.accepted_version)
         model: MemberExportModel = fake.model  # read per request: reset/import replace it
-        return model, model.authenticate(bearer_token(request))
+        token = model.authenticate_token(bearer_token(request))
+        if settings.member_daily_limit or settings.application_daily_limit:
+            broken: Broken = []
+            try:
+                model.limits.count(resource, token.application, token.member_id, model.clock.now_ms(),
+                                   member_limit=settings.member_daily_limit,
+                                   application_limit=settings.application_daily_limit, broken=broken)
+            finally:
+                flag_all(request, broken)
+        return model, token, model.members[token.member_id]
 
     rendered = RenderedPages()  # snapshot pages that cannot change yet, as bytes (see page_cache)
 
     async def snapshot(request: Request) -> Response:
-        check_version(request, fake.settings.version_header, fake.settings.accepted_version)
-        model: MemberExportModel = fake.model
-        member = model.authenticate(bearer_token(request))
+        model, _, member = caller(request, "memberSnapshotData")
         query, prefix, now = request.scope["query_string"], request.scope.get("root_path", ""), model.clock.now_ms()
         answer = rendered.get(member, query, prefix, now)
         if answer is None:
@@ -56,10 +65,11 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
         return answer
 
     def snapshot_page(request: Request, model: MemberExportModel, member: Member) -> SnapshotPage:
-        check_query(request, ("q", "domain", "start"))
+        check_query(request, ("q", "domain", "start", "count"))
         require_finder(request, "criteria")
         domain = request.query_params.get("domain")  # absent: all domains; empty: an unknown domain
         start = integer_param(request, "start", MAX_START)
+        integer_param(request, "count", MAX_START)  # the API's own next links carry count=10: accepted, ignored
         broken: Broken = []
         try:
             page = model.snapshot(member, domain, 0 if start is None else start, broken)
@@ -68,7 +78,8 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
         return page
 
     async def changelog(request: Request) -> Response:
-        model, member = caller(request)
+        model, _, member = caller(request, "memberChangeLogs")
+        parse_query(request)
         check_query(request, ("q", "startTime", "count"))
         require_finder(request, "memberAndApplication")
         start_time = integer_param(request, "startTime", MAX_EPOCH_MS)
@@ -82,7 +93,8 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
         return json_response({"elements": events, "paging": {"start": 0, "count": used, "links": []}})
 
     async def authorizations(request: Request) -> Response:
-        model, member = caller(request)
+        model, token, member = caller(request, "memberAuthorizations")
+        parse_query(request)
         if request.method == "POST":
             check_query(request, ())
             await read_empty_object(request)
@@ -90,7 +102,7 @@ def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
             return Response(status_code=201)
         check_query(request, ("q",))
         require_finder(request, "memberAndApplication")
-        record = model.authorization(member)
+        record = model.authorization(member, token.application)
         return json_response({
             "elements": [record] if record else [],
             "paging": {"start": 0, "count": AUTHORIZATION_PAGE_COUNT, "links": []},

@@ -47,5 +47,12 @@ REPOLLING_IDENTICAL_WINDOW = ClientRule(
     "seed 000 A, Endpoints rule 2 (inclusive startTime); real-apis.md A.1 Changelog (line 69): the recommended "
     "cursor is the latest processedAt of the previous response")
 
+CALLED_AFTER_DAILY_LIMIT = ClientRule(
+    "member-export/called-after-daily-limit", "error",
+    "A daily limit answered 429; calling the same resource again before midnight UTC only gets 429 again "
+    "(back off until the next UTC day).",
+    "learn.microsoft.com LinkedIn API guide, Rate Limiting: limits per application and member per day, reset at "
+    "midnight UTC, a throttled call answers 429")
+
 RULES = (NO_VERSION_HEADER, PAGING_PAST_404, RELYING_ON_TOTAL, STOPPED_AT_TOTAL, CHANGELOG_START_TOO_OLD,
-         POLLING_TOO_FAST, REPOLLING_IDENTICAL_WINDOW)
+         POLLING_TOO_FAST, REPOLLING_IDENTICAL_WINDOW, CALLED_AFTER_DAILY_LIMIT)

@@ -58,6 +58,22 @@ class MemberExportSettings(FakeSettings):
     poll_interval_s: int = field(default=3_600, metadata={
         "help": "documented changelog polling cadence; faster polls break member-export/polling-too-fast"})
     locale: str = field(default="en_US", metadata={"help": "faker locale of the generated data"})
+    authorization_code_lifetime_s: int = field(default=1_800, metadata={
+        "help": "seconds an OAuth authorization code can be exchanged (LinkedIn: 30 minutes)"})
+    refresh_tokens: bool = field(default=False, metadata={
+        "help": "programmatic refresh tokens for applications registered without refresh_tokens (LinkedIn "
+                "grants them to select partners only)"})
+    refresh_token_lifetime_s: int = field(default=31_536_000, metadata={
+        "help": "lifetime of a programmatic refresh token, fixed when the member authorizes (LinkedIn: 365 days)"})
+    archive_on_consent: bool = field(default=False, metadata={
+        "help": "the OAuth token exchange also starts archiving and the builds (LinkedIn's pages: 'automatically "
+                "registered'); default: POST /rest/memberAuthorizations does (the seed's DMA flow)"})
+    member_daily_limit: int = field(default=0, metadata={
+        "help": "calls per member, application and resource per UTC day before 429 (0: no limit; LinkedIn "
+                "publishes no number, see the app's Analytics tab)"})
+    application_daily_limit: int = field(default=0, metadata={
+        "help": "calls per application and resource per UTC day before 429 (0: no limit; LinkedIn publishes no "
+                "number)"})
 
     def __post_init__(self) -> None:
         """Refuse settings that would only fail later, at the first request that needs them."""
@@ -67,8 +83,10 @@ class MemberExportSettings(FakeSettings):
              "changelog_default_count must be between 1 and changelog_max_count"),
             (self.changelog_retention_days >= 1, "changelog_retention_days must be >= 1"),
             (self.invitation_history_days >= 0, "invitation_history_days must be >= 0"),
-            (min(self.processing_delay_s, self.reply_delay_s, self.poll_interval_s, self.token_lifetime_s) >= 0,
-             "delays, intervals and lifetimes must be >= 0"),
+            (min(self.processing_delay_s, self.reply_delay_s, self.poll_interval_s, self.token_lifetime_s,
+                 self.refresh_token_lifetime_s, self.member_daily_limit, self.application_daily_limit) >= 0,
+             "delays, intervals, lifetimes and limits must be >= 0"),
+            (self.authorization_code_lifetime_s >= 1, "authorization_code_lifetime_s must be >= 1"),
             (self.changelog_time_field in ("processedAt", "capturedAt"),
              "changelog_time_field must be processedAt or capturedAt"),
         ]

@@ -119,13 +119,16 @@ class SnapshotReads:
         first, last = page * size, min((page + 1) * size, generated + len(appended))
         if first >= last:
             return []
-        key = (member.id, domain, page, generated, len(appended))
+        key = (member.id, domain, page, generated, len(appended), member.revision)
         cached = self._pages.get(key)
         if cached is not None:
             self._pages.move_to_end(key)
             return cached
         rows = [self.gen.record(member.view, domain, i) if i < generated else appended[i - generated]["row"]
                 for i in range(first, last)]
+        if domain == "PROFILE" and member.profile_edits:  # the member edited the profile: over the generated
+            rows = [{**row, **member.profile_edits} if i < generated else row
+                    for i, row in zip(range(first, last), rows, strict=True)]
         self._pages[key] = rows
         if len(self._pages) > PAGE_CACHE_SIZE:
             self._pages.popitem(last=False)

@@ -44,7 +44,7 @@ def member_export(fake: Any, http: httpx.Client) -> Expected:
 def filings(fake: Any, http: httpx.Client) -> Expected:
     assert http.post("/_fake/companies", json={"name": "Dashboard Test AG", "country_code": "DE"}).status_code == 201
     key = fake.create_key("standard")
-    http.get("/filings/", params={"fiscal_year": "2024"}, headers={"X-API-Key": key})  # a filter not modelled
+    http.get("/filings/", params={"min_confidence": "0.5"}, headers={"X-API-Key": key})  # a filter not modelled
     return Expected("Companies added", "Dashboard Test AG", "/filings/", "filings/unsupported-filter")
 
 

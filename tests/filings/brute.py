@@ -59,6 +59,14 @@ def expected_filing_ids(w: World, params: dict[str, str]) -> list[int]:
     if "countries" in params:
         codes = {c.upper() for c in params["countries"].split(",")}
         rows = [r for r in rows if MARKETS[r.market_index].code in codes]
+    if "fiscal_year" in params:
+        rows = [r for r in rows if r.fiscal_year == int(params["fiscal_year"])]
+    if "fiscal_period" in params:
+        rows = [r for r in rows if r.fiscal_period == params["fiscal_period"]]
+    if "search" in params:  # every term in the title or the company's name
+        terms = list(dict.fromkeys(params["search"].lower().split()))
+        rows = [r for r in rows if all(t in r.title.lower() or t in w.companies[r.company_id].name.lower()
+                                       for t in terms)]
     if "release_datetime_from" in params:
         rows = [r for r in rows if r.release_s >= int(params["_from_s"])]
     if "release_datetime_to" in params:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from starlette.responses import Response
 
-from fakes.filings.routes import cached_response
+from fakes.filings.endpoints import cached_response
 
 ALLOWANCE = {"X-RateLimit-Burst-Limit": "10/s", "X-RateLimit-Monthly-Remaining": "41"}
 

@@ -34,7 +34,7 @@ def test_refused_calls_do_not_count(fake: FilingsFake) -> None:
     key = fake.create_key("free", quota=3)
     with fake.client(headers={"X-API-Key": key}) as http:
         assert http.get("/filing-types/").status_code == 403  # tier
-        assert http.get("/filings/", params={"ordering": "nope"}).status_code == 400  # bad input
+        assert http.get("/filings/", params={"view": "nope"}).status_code == 400  # bad input
         assert http.get("/companies/0/").status_code == 404  # unknown id
         for _ in range(3):
             assert http.get("/companies/", params={"page_size": 1}).status_code == 200

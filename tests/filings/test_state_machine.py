@@ -32,10 +32,14 @@ FILTERS = st.fixed_dictionaries({}, optional={
     "language": st.sampled_from(["en", "de", "sv", "fr"]),
     "countries": st.sampled_from(["DE", "SE,NO", "FR,BE,LU", "GB"]),
     "company": st.integers(1, 220).map(str),
-    "release_datetime_from": st.sampled_from(["2025-09-01", "2025-12-15T12:00:00Z", "2026-01-05"]),
+    "release_datetime_from": st.sampled_from(["2025-09-01", "2025-12-15T12:00:00Z", "2026-01-05",
+                                              "2025-12-15T13:00:00+0100", "2025-12-15T12:00:00.000000"]),
+    "fiscal_year": st.sampled_from(["2023", "2024", "2025"]),
+    "search": st.sampled_from(["annual", "results 2024", "holding", "q1", "ag:", "bank report", "buyback",
+                               "interim 9m", ": press"]),
 })
 BAD_PARAMS = st.sampled_from([
-    {"page_size": "500"}, {"page_size": "-1"}, {"ordering": "company"}, {"release_datetime_to": "31/12/2025"},
+    {"page_size": "-1"}, {"release_datetime_to": "31/12/2025"}, {"fiscal_year": "2024.5"},
     {"type": "annual"}, {"filing_type": "Annual"}, {"countries": "DEU"}, {"company": "x1"}, {"page": "0"},
     {"page": "99999"}, {"languages": "en,"}, {"view": "all"},
 ])
@@ -220,13 +224,13 @@ class FilingsMachine(RuleBasedStateMachine):
 
 def _with_bounds(query: dict[str, str]) -> dict[str, str]:
     """The brute force's epoch bounds for the date filters of a query."""
-    from fakes.filings.params import parse_instant
+    from fakes.filings.dates import instant_s
 
     bounded = dict(query)
     if "release_datetime_from" in query:
-        bounded["_from_s"] = str(parse_instant("from", query["release_datetime_from"], end_of_day=False))
+        bounded["_from_s"] = str(instant_s(query["release_datetime_from"], end_of_day=False))
     if "release_datetime_to" in query:
-        bounded["_to_s"] = str(parse_instant("to", query["release_datetime_to"], end_of_day=True))
+        bounded["_to_s"] = str(instant_s(query["release_datetime_to"], end_of_day=True))
     return bounded
 
 

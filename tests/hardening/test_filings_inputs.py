@@ -111,17 +111,19 @@ def test_a_good_state_still_imports_and_answers_alike() -> None:
 # -- 4. query integers -------------------------------------------------------------------------------
 @pytest.mark.parametrize(("query", "status"), [
     ("page=", 404), ("page=%C2%B2", 404), ("page=%D9%A3", 404), ("page=1_0", 404), ("page=99999999999999999999", 404),
-    ("page_size=", 400), ("page_size=%C2%B2", 400), ("page_size=+5", 400), ("company=", 400),
+    # an empty filter value or page_size is no filter and the default page, as django-filter and DRF
+    # take it (issue 25: as lenient as the real service); anything else malformed stays a 400
+    ("page_size=", 200), ("page_size=%C2%B2", 400), ("page_size=+5", 400), ("company=", 200),
     ("company=%C2%B2", 400), ("company=" + "9" * 40, 400),
 ])
 def test_query_integers_are_ascii_digits_only(query: str, status: int) -> None:
     fake = FilingsFake(seed=0, scale="small")
     response = fake.client(headers=fake.auth_headers()).get(f"/filings/?{query}")
-    assert response.status_code == status, response.text
-    assert "detail" in response.json()  # the service's own error shape
+    assert response.status_code == status, response.text[:300]
+    assert "detail" in response.json() or status == 200  # the service's own error shape
 
 
-@pytest.mark.parametrize("path", ["/filing-types/?category=%C2%B2", "/filing-types/?category=",
+@pytest.mark.parametrize("path", ["/filing-types/?category=%C2%B2", "/filing-types/?category=x",
                                   "/filings/1/markdown/?offset=%C2%B2", "/filings/1/markdown/?limit="])
 def test_other_integer_parameters_too(path: str) -> None:
     fake = FilingsFake(seed=0, scale="small")

@@ -44,7 +44,29 @@ def test_documented_statuses_of_the_public_api_are_all_reachable() -> None:
     documented = {(path, method, status) for path, item in document["paths"].items() if path.startswith("/rest/")
                   for method, op in item.items() for status in op["responses"]}
     reached = {(path, method, status) for path, method, status in _reach_every_status(fake)}
+    reached |= _reach_the_daily_limit()
     assert documented == reached
+
+
+def _reach_the_daily_limit() -> set[tuple[str, str, str]]:
+    """429 on each operation once its daily limit (a setting) is spent."""
+    fake = MemberExportFake(seed=0, member_daily_limit=1)
+    member = fake.create_member(build_times={"PROFILE": 0})
+    fake.consent(member["id"])
+    headers = {fake.settings.version_header: fake.settings.accepted_version,
+               "Authorization": f"Bearer {member['access_token']}"}
+    seen = set()
+    calls = [("/rest/memberSnapshotData", "get", {"q": "criteria", "domain": "PROFILE"}),
+             ("/rest/memberChangeLogs", "get", {"q": "memberAndApplication"}),
+             ("/rest/memberAuthorizations", "get", {"q": "memberAndApplication"}),
+             ("/rest/memberAuthorizations", "post", {})]
+    with fake.client() as client:
+        for path, method, params in calls:
+            for _ in range(2):
+                answer = client.request(method.upper(), path, params=params, headers=headers,
+                                        json={} if method == "post" else None)
+            seen.add((path, method, str(answer.status_code)))
+    return seen
 
 
 def _reach_every_status(fake: MemberExportFake) -> set[tuple[str, str, str]]:

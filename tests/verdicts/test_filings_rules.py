@@ -51,14 +51,22 @@ def test_cached_answers_are_flagged_too(fake: FilingsFake, client: httpx.Client)
 
 
 def test_unsupported_filter(fake: FilingsFake, client: httpx.Client) -> None:
-    assert client.get("/filings/", params={"fiscal_year": "2024", "cursor": "x"}).status_code == 200
+    assert client.get("/filings/", params={"min_confidence": "0.9", "cursor": "x"}).status_code == 200
     assert broken(fake) == {"filings/unsupported-filter": 2}
     entry = fake.journal_entries()[-1]
     assert entry["warnings"] == [
         "filings/unsupported-filter: query parameter 'cursor' is a real filter this fake does not model; it "
         "was ignored",
-        "filings/unsupported-filter: query parameter 'fiscal_year' is a real filter this fake does not model; it "
-        "was ignored"]
+        "filings/unsupported-filter: query parameter 'min_confidence' is a real filter this fake does not model; "
+        "it was ignored"]
+
+
+def test_lenient_input(fake: FilingsFake, client: httpx.Client) -> None:
+    lenient = {"countries": "", "ordering": "title", "page_size": "1000"}
+    assert client.get("/filings/", params=lenient).status_code == 200
+    assert broken(fake) == {"filings/lenient-input": 3}
+    warnings = fake.journal_entries()[-1]["warnings"]
+    assert any("page_size=1000 cut to the maximum 100" in w for w in warnings)
 
 
 def test_calls_after_the_quota_refusal(fake: FilingsFake) -> None:

@@ -151,15 +151,16 @@ def test_an_empty_world_holds_at_most_64_kib(target: str) -> None:
 
 @pytest.mark.parametrize("target", ["(kernel)", "member-export"])
 def test_a_second_round_of_1000_worlds_does_not_raise_the_peak_memory(target: str) -> None:
-    """In a new process: 1,000 worlds made (a control call and an API call each) and deleted, twice;
-    the peak resident memory after the second round is the first's (within 1 MB: the allocator's
-    granularity and bounded caches; a world kept would be 10 to 50 KB each, 10 to 50 MB in all)."""
+    """In a new process: 1,000 worlds made (a control call and an API call each) and deleted, three
+    times. A world kept would be 10 to 50 KB each, 10 to 50 MB a round. The second round may peak a
+    little higher than the first (memory freed in round one comes back fragmented: measured +1 to
+    +3 MB), never a kept round's worth; the third peaks where the second did (within 1 MB)."""
     import json
     import subprocess
     import sys
 
-    spec = {"service": target, "worlds": 1000, "settings": {}, "rounds": 2}
+    spec = {"service": target, "worlds": 1000, "settings": {}, "rounds": 3}
     done = subprocess.run([sys.executable, "-m", "scenarios.bench", "_world_rounds", json.dumps(spec)],
                           capture_output=True, text=True, timeout=600, check=True)
-    first, second = json.loads(done.stdout.strip().splitlines()[-1])["round_peaks_mb"]
-    assert first > 0 and second <= first + 1.0, (first, second)
+    first, second, third = json.loads(done.stdout.strip().splitlines()[-1])["round_peaks_mb"]
+    assert first > 0 and second <= first + 6.0 and third <= second + 1.0, (first, second, third)

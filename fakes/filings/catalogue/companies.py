@@ -13,9 +13,9 @@ from typing import Any
 
 from .arith import hash_at, stable_hash
 from .generator import Catalogue
-from .identifiers import make_isin, make_lei
+from .identifiers import make_figi, make_isin, make_lei
 from .isic import CLASSES, class_json, division_json, group_json, section_json
-from .markets import MARKETS
+from .markets import MARKETS, Market
 
 DETAIL_SALT = 0xDE7A
 
@@ -29,7 +29,6 @@ _PATTERNS = ("{root} {word}", "{root}", "{root} {word} Group", "{root} Holding",
 _DESCRIPTORS = ("A leading", "An established", "A fast-growing", "A family-controlled", "An international",
                 "A specialised", "A regional")
 _LOUS = ("5299", "9695", "8156", "2138", "5493", "7245", "3157", "2594", "4469", "6354")
-_FIGI_ALPHABET = "BCDFGHJKLMNPQRSTVWXYZ0123456789"
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is measurably slower
@@ -156,6 +155,11 @@ def company_minimal_json(core: CompanyCore) -> dict[str, Any]:
             "country_code": core.country_code, "date_public": core.date_public}
 
 
+def exch_code(market: Market) -> str:
+    """The short exchange code of a market's venue (two letters of its MIC)."""
+    return market.mic[1:3]
+
+
 def _slug(name: str) -> str:
     return "".join(ch for ch in name.split(" ")[0].lower() if ch.isalnum())
 
@@ -174,7 +178,6 @@ def company_full_json(seed: int, core: CompanyCore) -> dict[str, Any]:
     street = f"{['Main', 'Harbour', 'Market', 'Station', 'Park', 'Bridge'][h % 6]} Street {1 + (h >> 4) % 180}"
     zip_code = f"{(h >> 12) % 90_000 + 10_000}"
     form, elf = next(((f, e) for f, e in market.legal_forms if core.name.endswith(" " + f)), market.legal_forms[0])
-    figi = "BBG00" + "".join(_FIGI_ALPHABET[(h >> (5 * k)) % len(_FIGI_ALPHABET)] for k in range(7))
     headcount = [40, 900, 12_000][size] + (h >> 20) % [400, 5_000, 60_000][size]
     return {
         **company_minimal_json(core),
@@ -210,7 +213,8 @@ def company_full_json(seed: int, core: CompanyCore) -> dict[str, Any]:
                                    "website": f"https://www.{market.mic.lower()}.example"}],
         "stock_index": [],
         "listings": [{"mic": market.mic, "ticker": core.ticker, "exchange_name": market.exchange,
-                      "exch_code": market.mic[1:3], "security_type": "Common Stock", "figi": figi}],
+                      "exch_code": exch_code(market), "security_type": "Common Stock",
+                      "figi": make_figi(core.id)}],
         "legal_status": "ACTIVE",
         "legal_form": {"elf_code": elf, "name": form},
         "jurisdiction": {"code": core.country_code, "name": market.name},

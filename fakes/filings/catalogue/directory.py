@@ -7,9 +7,11 @@ shared: it is derived data like the catalogue itself.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import heapq
 import itertools
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -23,7 +25,7 @@ from .companies import (
     company_ticker,
 )
 from .generator import Catalogue
-from .identifiers import decode_isin, decode_lei
+from .identifiers import decode_isin, decode_lei, make_isin
 from .markets import MARKETS
 
 COMPANY_ORDERINGS = ("id", "name", "date_ipo", "year_founded", "country_iso__name")
@@ -90,6 +92,47 @@ class Directory:
             found.setdefault(normalize_ticker(company_ticker(self.catalogue, i)), []).append(i)
         return found
 
+    # -- ISINs: every generated company's, in (company id, share class) order ----------------------
+    @functools.cached_property
+    def isin_starts(self) -> array[int]:
+        """``isin_starts[i]``: ISINs of the companies before company ``i + 1``; the last entry is
+        the total (~1.3 a company)."""
+        starts = array("q", [0])
+        running = 0
+        for company_id in range(1, self.count + 1):
+            running += company_isin_count(self.catalogue, company_id)
+            starts.append(running)
+        return starts
+
+    def isin_at(self, position: int) -> tuple[int, int]:
+        """(company id, share class) of the ``position``-th generated ISIN."""
+        company_index = bisect.bisect_right(self.isin_starts, position) - 1
+        return company_index + 1, position - self.isin_starts[company_index]
+
+    @functools.cached_property
+    def isin_text(self) -> str:
+        """Every generated ISIN in order, one per 13 characters (newline-separated): a substring
+        search over them is one ``str.find`` loop."""
+        markets = self.catalogue.market
+        return "".join(make_isin(MARKETS[markets[company_id - 1]].code, company_id, share) + "\n"
+                       for company_id in range(1, self.count + 1)
+                       for share in range(self.isin_starts[company_id] - self.isin_starts[company_id - 1]))
+
+    def isin_owner(self, isin: str) -> tuple[int, int] | None:
+        """(company id, share class) of a generated company's ISIN, or None."""
+        decoded = decode_isin(isin)
+        if decoded is None or not 1 <= decoded[1] <= self.count:
+            return None
+        country, company_id, share = decoded
+        if MARKETS[self.catalogue.market[company_id - 1]].code != country:
+            return None
+        return (company_id, share) if share < company_isin_count(self.catalogue, company_id) else None
+
+    @functools.lru_cache(maxsize=8)  # noqa: B019 - one directory per catalogue, for the process
+    def by_ticker(self) -> tuple[int, ...]:
+        """Every generated company id in (ticker, id) order."""
+        return tuple(sorted(range(1, self.count + 1), key=lambda cid: (company_ticker(self.catalogue, cid), cid)))
+
     def sort_key(self, ordering: str, company_id: int) -> tuple[str, int]:
         if ordering == "name":
             return (self.lowered_names[company_id - 1], company_id)
@@ -134,11 +177,8 @@ class Directory:
         """Ids named by ISIN, LEI or ticker (None if none of them is given)."""
         found: set[int] | None = None
         if flt.isin is not None:
-            decoded = decode_isin(flt.isin)
-            ok = (decoded is not None and 1 <= decoded[1] <= self.count
-                  and MARKETS[self.catalogue.market[decoded[1] - 1]].code == decoded[0]
-                  and decoded[2] < company_isin_count(self.catalogue, decoded[1]))
-            found = {decoded[1]} if ok and decoded is not None else set()
+            owner = self.isin_owner(flt.isin)
+            found = {owner[0]} if owner is not None else set()
         if flt.lei is not None:
             company_id = decode_lei(flt.lei)
             ok = (company_id is not None and 1 <= company_id <= self.count

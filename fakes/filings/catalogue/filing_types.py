@@ -73,18 +73,18 @@ TYPE_BY_ID = {t.id: t for t in TYPES}
 TYPE_BY_CODE = {t.code: t for t in TYPES}
 TYPE_BY_NAME = {t.name: t for t in TYPES}
 
-# Fiscal periods a type's filings report on, by the release month (1-12); None: no period.
+# Fiscal periods a type's filings report on, by the release month (1-12); None: no period. A
+# period is a function of (type, month) alone, so every filter on a filing's period or fiscal year
+# is a set of (type, month) cells of the timeline (see :mod:`~fakes.filings.regions`).
 PERIODIC_CODES = frozenset({"10-K", "10-K-ESEF", "IR", "ER", "CT"})
 
 
-def fiscal_period(code: str, release_month: int, per_year: int) -> str | None:
+def fiscal_period(code: str, release_month: int) -> str | None:
     """The period a report released in ``release_month`` covers (annual reports: FY, etc.)."""
     if code not in PERIODIC_CODES:
         return None
     if code in ("10-K", "10-K-ESEF"):
         return "FY"
-    if code == "IR" and per_year == 1:
-        return "H1"
     if release_month <= 3:
         return "FY" if code in ("ER", "CT") else "9M"
     if release_month <= 6:

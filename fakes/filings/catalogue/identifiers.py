@@ -87,3 +87,38 @@ def decode_lei(lei: str) -> int | None:
     for ch in lei[6:18]:
         value = value * 36 + ALPHABET.index(ch)
     return (LEI_INVERSE * (value - LEI_OFFSET)) % LEI_MODULUS
+
+
+# FIGIs: "BBG00" + 7 characters of the FIGI alphabet (no vowels), encoding (company id, share
+# class, kind) through a bijective scramble, so a filter by FIGI is a decode, not a search.
+FIGI_ALPHABET = "BCDFGHJKLMNPQRSTVWXYZ0123456789"
+FIGI_MODULUS = len(FIGI_ALPHABET) ** 7
+FIGI_MULTIPLIER = 7_919_000_021  # coprime with 31**7
+FIGI_INVERSE = pow(FIGI_MULTIPLIER, -1, FIGI_MODULUS)
+FIGI_OFFSET = 1_618_033_988
+FIGI_KINDS = ("figi", "composite_figi", "share_class_figi")  # the venue's, the country's, the class's
+
+
+def make_figi(company_id: int, share_class: int = 0, kind: int = 0) -> str:
+    value = (FIGI_MULTIPLIER * (company_id * 16 + share_class * 4 + kind) + FIGI_OFFSET) % FIGI_MODULUS
+    chars = []
+    for _ in range(7):
+        value, digit = divmod(value, len(FIGI_ALPHABET))
+        chars.append(FIGI_ALPHABET[digit])
+    return "BBG00" + "".join(reversed(chars))
+
+
+def decode_figi(figi: str) -> tuple[int, int, int] | None:
+    """(company id, share class, kind) a generated FIGI encodes, or None if it is not one."""
+    figi = figi.strip().upper()
+    if len(figi) != 12 or not figi.startswith("BBG00") or any(ch not in FIGI_ALPHABET for ch in figi[5:]):
+        return None
+    value = 0
+    for ch in figi[5:]:
+        value = value * len(FIGI_ALPHABET) + FIGI_ALPHABET.index(ch)
+    raw = (FIGI_INVERSE * (value - FIGI_OFFSET)) % FIGI_MODULUS
+    company_id, rest = divmod(raw, 16)
+    share_class, kind = divmod(rest, 4)
+    if kind >= len(FIGI_KINDS):
+        return None
+    return company_id, share_class, kind

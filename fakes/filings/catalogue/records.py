@@ -41,6 +41,7 @@ class FilingRecord:
     confidence: float
     source_filing_id: str
     markdown: str | None = None  # a user's own content; generated filings compute theirs
+    updated_s: int | None = None  # last re-release (None: never, the record is as it arrived)
 
     @property
     def ingestion_mode(self) -> str:
@@ -65,24 +66,31 @@ def date_s(epoch_s: int) -> str:
     return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
 
 
-def period_fields(code: str, release_s: int, per_year: int,
+def period_fields(code: str, release_s: int,
                   released: time.struct_time | None = None) -> tuple[int | None, str | None]:
     """(fiscal year, fiscal period) of a report of type ``code`` released at ``release_s``."""
     released = released or time.gmtime(release_s)
-    period = fiscal_period(code, released.tm_mon, per_year)
+    return fiscal_fields(code, released.tm_year, released.tm_mon)
+
+
+def fiscal_fields(code: str, year: int, month: int) -> tuple[int | None, str | None]:
+    """(fiscal year, fiscal period) of a report of type ``code`` released in ``month`` of ``year``."""
+    period = fiscal_period(code, month)
     if period is None:
         return None, None
     # the period ended before the report: this year's if its last month is already over
     end_month = {"Q1": 3, "H1": 6, "9M": 9}.get(period, 12)
-    return (released.tm_year if end_month < released.tm_mon else released.tm_year - 1), period
+    return (year if end_month < month else year - 1), period
+
+
+_PERIOD_ENDS = {"FY": "12-31", "Q4": "12-31", "H2": "12-31", "Q1": "03-31", "H1": "06-30", "Q2": "06-30",
+                "9M": "09-30", "Q3": "09-30"}
 
 
 def period_ending_date(fiscal_year: int | None, period: str | None) -> str | None:
     if fiscal_year is None or period is None:
         return None
-    month_day = {"FY": "12-31", "Q4": "12-31", "H2": "12-31", "Q1": "03-31", "H1": "06-30",
-                 "Q2": "06-30", "9M": "09-30", "Q3": "09-30"}[period]
-    return f"{fiscal_year}-{month_day}"
+    return f"{fiscal_year}-{_PERIOD_ENDS[period]}"
 
 
 _TITLES = {
@@ -92,18 +100,26 @@ _TITLES = {
     "DD": "Managers' Transactions", "ADHOC": "Inside Information", "VR": "Voting Rights Notification",
     "PR": "Press Release", "ESG": "Sustainability Report {fy}", "PROSP": "Prospectus",
 }
+#: the subject of an ad hoc notice or press release: one per release month, so that what a title
+#: says is a function of (type, year, month) and a title search is a set of timeline cells
 _TOPICS = ("Contract award", "Capital increase", "Share buyback programme", "Change in the Management Board",
            "Guidance update", "Acquisition completed", "Strategic partnership", "Dividend proposal",
            "Bond issue", "Product launch", "New production site", "Divestment agreed")
 
 
-def title_for(code: str, company_name: str, release_s: int, fiscal_year: int | None, period: str | None,
-              h: int, released: time.struct_time | None = None) -> str:
-    year = (released or time.gmtime(release_s)).tm_year
+def label_for(code: str, year: int, month: int) -> str:
+    """What a generated title says after ``"<company name>: "``, for a filing of type ``code``
+    released in ``month`` of ``year``."""
+    fiscal_year, period = fiscal_fields(code, year, month)
     label = _TITLES[code].format(fy=fiscal_year or year - 1, period=period or "", year=year)
     if code in ("ADHOC", "PR"):
-        label = f"{label}: {_TOPICS[h % len(_TOPICS)]}"
-    return f"{company_name}: {label}"
+        label = f"{label}: {_TOPICS[month - 1]}"
+    return label
+
+
+def title_for(code: str, company_name: str, release_s: int, released: time.struct_time | None = None) -> str:
+    released = released or time.gmtime(release_s)
+    return f"{company_name}: {label_for(code, released.tm_year, released.tm_mon)}"
 
 
 RECORD_CACHE_SIZE = 32_768  # pages are read again and again (polling, paging back)
@@ -133,14 +149,14 @@ def _generate_record(catalogue: Catalogue, index: int) -> FilingRecord:
     filing_type = TYPES[where.type_index]
     release = catalogue.timeline.release_s(index)
     released = time.gmtime(release)
-    fiscal_year, period = period_fields(filing_type.code, release, where.weight, released)
+    fiscal_year, period = period_fields(filing_type.code, release, released)
     core = company_core(catalogue, where.company_id)
     h = hash_at(catalogue.record_hash_base, index)
     return FilingRecord(
         id=index + 1, company_id=where.company_id, type_index=where.type_index,
         language_index=where.language_index, market_index=where.market_index,
         release_s=release, added_s=release,
-        title=title_for(filing_type.code, core.name, release, fiscal_year, period, h, released),
+        title=title_for(filing_type.code, core.name, release, released),
         fiscal_year=fiscal_year, fiscal_period=period,
         file_size=40_000 + (h >> 8) % (12_000_000 if filing_type.code.startswith("10-K") else 900_000),
         failed=(h >> 40) % 1000 < FAILED_PER_MILLE,
@@ -219,7 +235,7 @@ def detail_json(record: FilingRecord, company: dict[str, Any], ctx: RenderContex
     return {
         **summary,
         "added_to_platform": iso_s(record.added_s),
-        "updated_date": iso_s(record.added_s),
+        "updated_date": iso_s(record.added_s if record.updated_s is None else record.updated_s),
         "dissemination_datetime": summary["release_datetime"],
         "source": source_json(record.market_index),
         "document": summary["document_url"],
