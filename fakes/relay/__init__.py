@@ -7,8 +7,9 @@ credential ladder, idempotency, saturation, a web firewall, simulated upstreams 
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.routing import BaseRoute
 
@@ -18,11 +19,26 @@ from fakes.kernel.fake import Fake
 from fakes.kernel.http import dumps
 
 from . import control, openapi, routes, rules
+from .accounts import billing as accounts_billing
+from .accounts import connections, control_extras, ladder, logins
+from .accounts.orgdata import CreditBlock
 from .headers import Headers
-from .mcp import McpApp
 from .model import RelayModel
 from .settings import RelaySettings
-from .upstreams import AsgiUpstream, CannedUpstream, Handler, UpstreamRequest, UpstreamResponse, validate_canned
+from .upstreams import (
+    AsgiUpstream,
+    CannedUpstream,
+    FakeUpstream,
+    Handler,
+    UpstreamRequest,
+    UpstreamResponse,
+    validate_canned,
+)
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from fakes.kernel.benchops import BenchOperation
 
 __all__ = ["RelayFake", "RelayModel", "RelaySettings", "UpstreamRequest", "UpstreamResponse"]
 
@@ -46,22 +62,27 @@ class RelayFake(Fake):
     _demo: dict[str, str]
 
     def __init__(self, **kwargs: Any) -> None:
-        self.mcp_app = McpApp(self)
+        self.mcp_server: MCPServer | None = None  # built on the first connector request (fakes/relay/mcp.py)
         super().__init__(**kwargs)
 
     # -- kernel hooks ---------------------------------------------------------------------------
     def create_model(self) -> RelayModel:
-        return RelayModel(self.clock, self.settings, self.seed)
+        fake = weakref.ref(self)  # the model outlives no fake; a weak reference keeps them apart for the GC
+        return RelayModel(self.clock, self.settings, self.seed,
+                          world_of=lambda: getattr(fake(), "world_id", None))
 
     def routes(self) -> list[BaseRoute]:
-        return routes.routes(self)
+        return routes.routes()  # built once, shared by every fake and world
 
     def control_routes(self) -> list[BaseRoute]:
-        return control.routes(self)
+        return control.routes()
 
     def error_body(self, err: ServiceError) -> dict[str, Any]:
-        """The relay's own errors: JSON with ``detail`` (and a machine-readable ``error``)."""
-        return {"detail": err.message, "error": err.code or "error", **err.extra}
+        """The relay's own errors: JSON with ``detail`` (and a machine-readable ``error``); a request
+        FastAPI would refuse while reading it carries its list of problems as ``detail``."""
+        extra = dict(err.extra)
+        detail = extra.pop("detail", err.message)
+        return {"detail": detail, "error": err.code or "error", **extra}
 
     def openapi_document(self) -> dict[str, Any]:
         return openapi.document(self.settings)
@@ -86,6 +107,12 @@ class RelayFake(Fake):
             self._auth_token = self.model.create_team(balance_micro=RICH_BALANCE, name="Benchmark team").token
             self._auth_for = self.model
         return {self.model.h.token: self._auth_token}
+
+    def bench_operations(self) -> list[BenchOperation]:
+        """Every public operation, timed by ``python -m scenarios bench --parts operations`` (see :mod:`.bench`)."""
+        from .bench import bench_operations
+
+        return bench_operations(self)
 
     def sample_request(self) -> tuple[str, str]:
         """A priced catalogue call on the relay's key, by the team of :meth:`auth_headers`, whose
@@ -139,22 +166,27 @@ class RelayFake(Fake):
         return {**team.summary(), "ledger": team.ledger_rows()}
 
     def add_tool(self, team_id: str, provider: str, key: str) -> dict[str, Any]:
-        """Register the team's own key for ``provider`` (rung 1 of the ladder; never billed)."""
+        """Register the team's own key for ``provider`` (rung 1 of the ladder; never billed): a tool
+        named after the provider on its host, bound to a secret holding ``key``, as ``POST /tools`` makes."""
         team = self.model.team(team_id)
         self.model.known_provider(provider)
-        team.tools[provider] = key
+        known = self.model.provider(provider)
+        assert known is not None
+        ladder.control_tool(self.model.accounts, team, provider, known["host"], key)
         return {"team_id": team_id, "provider": provider, "kind": "own_tool"}
 
     def add_secret(self, team_id: str, provider: str, secret: str) -> dict[str, Any]:
         """Store a secret for ``provider`` (rung 2, injected through a virtual tool; never billed)."""
         team = self.model.team(team_id)
         self.model.known_provider(provider)
-        team.secrets[provider] = secret
+        ladder.control_secret(self.model.accounts, team, provider, secret)
         return {"team_id": team_id, "provider": provider, "kind": "secret"}
 
     def topup(self, team_id: str, amount_micro: int) -> dict[str, Any]:
         team = self.model.team(team_id)
         team.topup(amount_micro, self.clock.now_ms())
+        team.org.blocks.append(CreditBlock(self.model.accounts.next("block"), "topup", amount_micro,
+                                           self.clock.now_ms()))
         return team.summary()
 
     def register_upstream(self, provider: str, handler: Callable[[UpstreamRequest], Any] | None = None, *,
@@ -189,7 +221,7 @@ class RelayFake(Fake):
                                     f"{', '.join(registry.LIVE_FAKES) or 'none'})", code="not_found")
         if other is self:
             raise ControlError(400, "the relay cannot be its own upstream", code="invalid_body")
-        self.model.register_upstream(provider, AsgiUpstream(other.local_app))  # below its prefix and world
+        self.model.register_upstream(provider, FakeUpstream(fake_name, self.model.world_of), {"fake": fake_name})
         return {"provider": provider, "upstream": "fake", "fake": fake_name}
 
     def set_saturation(self, **changes: Any) -> dict[str, Any]:
@@ -205,3 +237,45 @@ class RelayFake(Fake):
     def add_entry(self, **fields: Any) -> dict[str, Any]:
         """A new catalogue entry (``id``, ``method``, ``path``, ``params``, ``cost`` or None, ``kind``)."""
         return self.model.add_entry(fields)
+
+    # -- the browser and the mailbox of the account flows (nothing leaves the fake) ----------------
+    def pending_logins(self) -> list[dict[str, Any]]:
+        """CLI logins (``treg login``) waiting for the browser: id, pairing code, whether approved."""
+        return control_extras.pending_logins(self.model.accounts)
+
+    def approve_login(self, login_id: str, email: str, org: str | None = None) -> dict[str, Any]:
+        """What the browser does for ``treg login``: sign in as ``email`` (registered if new) and
+        approve the login with its pairing code; ``org`` (a slug) picks the team the CLI lands on."""
+        try:
+            return logins.approve_for(self.model.accounts, login_id, email, org)
+        except ServiceError as exc:
+            raise ControlError(exc.status, exc.message, code=exc.code or "error") from None
+
+    def outbox(self) -> list[dict[str, Any]]:
+        """The e-mails the relay would have sent: sign-in codes and invites (with both secrets)."""
+        return control_extras.outbox(self.model.accounts)
+
+    def checkouts(self) -> list[dict[str, Any]]:
+        return control_extras.checkouts(self.model.accounts)
+
+    def pay_checkout(self, session_id: str) -> dict[str, Any]:
+        """The payer finishes a checkout: a top-up credits the balance (and its bonus), the card is saved."""
+        try:
+            return accounts_billing.pay(self.model.accounts, session_id)
+        except ServiceError as exc:
+            raise ControlError(exc.status, exc.message, code=exc.code or "error") from None
+
+    def cancel_checkout(self, session_id: str) -> dict[str, Any]:
+        try:
+            return accounts_billing.cancel(self.model.accounts, session_id)
+        except ServiceError as exc:
+            raise ControlError(exc.status, exc.message, code=exc.code or "error") from None
+
+    def consent(self, state: str, grant: bool = True) -> dict[str, Any]:
+        """The user's answer on a provider's consent screen (what visiting ``consent_url`` does)."""
+        acc = self.model.accounts
+        if state not in acc.connects:
+            raise ControlError(404, f"no pending connection {state!r}", code="not_found")
+        status, headline, _ = connections.callback(acc, state, connections.consent_code(acc, state) if grant else "",
+                                                   "" if grant else "access_denied")
+        return {"state": state, "status": acc.connects[state].status, "page": headline, "page_status": status}

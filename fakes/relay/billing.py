@@ -18,11 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from fakes.kernel.clock import MAX_EPOCH_MS
+from fakes.kernel.statecheck import StateReader, check_text, refuse
+
+#: the longest Idempotency-Key kept (treg truncates a longer one to this; a blank key is no key)
+MAX_KEY_LENGTH = 200
+HEADER_NAME = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+HEADER_VALUE = r"[\t\x20-\x7e\x80-\xff]*"
 NOT_BILLED_STATUSES = frozenset({401, 402, 403, 405, 407, 408, 429})
 _ROW_KEYS = ("results", "data", "items")
 
@@ -37,7 +45,7 @@ def estimate(price: dict[str, Any] | None, params: dict[str, str]) -> int:
 
 def rows_wanted(params: dict[str, str]) -> int:
     raw = params.get("limit", "")
-    return min(int(raw), 100) if raw.isdigit() and int(raw) > 0 else 5
+    return min(int(raw), 100) if raw.isascii() and raw.isdigit() and int(raw) > 0 else 5
 
 
 def rows_in(body: Any) -> int | None:
@@ -140,9 +148,31 @@ class IdempotencyStore:
                  "headers": [list(h) for h in v.headers], "body": v.body.decode("latin-1"), "call_id": v.call_id}
                 for (t, k), v in self.keys.items() if v.complete]
 
-    def load_state(self, rows: list[dict[str, Any]]) -> None:
-        for row in rows:
-            stored = StoredAnswer(fingerprint=str(row["fingerprint"]), expires_ms=int(row["expires_ms"]),
-                                  status=int(row["status"]), headers=[(str(a), str(b)) for a, b in row["headers"]],
-                                  body=str(row["body"]).encode("latin-1"), call_id=str(row["call_id"]), complete=True)
-            self.keys[(str(row["team_id"]), str(row["key"]))] = stored
+    def load(self, read: StateReader, teams: Container[str]) -> None:
+        """One stored answer as :meth:`to_state` exports it, each field checked: it is replayed
+        verbatim, so its status, header names and values and body must be sendable."""
+        read.only(("team_id", "key", "fingerprint", "expires_ms", "status", "headers", "body", "call_id"))
+        team_id = read.text("team_id", min_length=1, max_length=200)
+        if team_id not in teams:
+            refuse(read.where("team_id"), "names no team of this state")
+        key = read.text("key", min_length=1, max_length=MAX_KEY_LENGTH)
+        if key != key.strip():
+            refuse(read.where("key"), "has leading or trailing white space (a sent key is stripped)")
+        headers = []
+        for index, pair in enumerate(read.array("headers", max_items=100)):
+            where = read.where(f"headers[{index}]")
+            if not isinstance(pair, list) or len(pair) != 2:
+                refuse(where, "must be a [name, value] pair")
+            name = check_text(pair[0], where, min_length=1, max_length=200, pattern=HEADER_NAME)
+            value = check_text(pair[1], where, max_length=8000, pattern=HEADER_VALUE)
+            headers.append((name, value))
+        body = read.text("body", max_length=50_000_000)
+        try:
+            raw = body.encode("latin-1")
+        except UnicodeEncodeError:
+            refuse(read.where("body"), "must hold only characters U+0000 to U+00FF (the stored bytes, as latin-1)")
+        self.keys[(team_id, key)] = StoredAnswer(
+            fingerprint=read.text("fingerprint", pattern=r"[0-9a-f]{64}"),
+            expires_ms=read.integer("expires_ms", minimum=0, maximum=MAX_EPOCH_MS + 10**12),
+            status=read.integer("status", minimum=100, maximum=599), headers=headers, body=raw,
+            call_id=read.text("call_id", max_length=200), complete=True)

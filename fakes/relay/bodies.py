@@ -18,13 +18,12 @@ from typing import Any
 from fakes.kernel.errors import ControlError
 
 from .catalogue import COST_TYPES
+from .saturation import MAX_SATURATION
 
 Schema = dict[str, Any]
 
 #: the largest amount of micro-USD a body may name (a balance stays far inside 64 bits)
 MAX_MICRO = 10**12
-#: thresholds and Retry-After seconds of the saturation switch
-MAX_SATURATION = 10**9
 #: entry kinds: the simulated upstream's answer shapes
 KINDS = ["email", "verify", "person", "match", "company", "people", "lookalikes", "jobs", "list", "write", "generic"]
 
@@ -68,6 +67,9 @@ UPSTREAM = {**strict({"provider": text(), "responses": {"type": "array", "minIte
                                                         "items": CANNED_ROW},
                       "fake": text()}, ["provider"]),
             "oneOf": [{"required": ["responses"]}, {"required": ["fake"]}]}
+LOGIN_APPROVE = strict({"email": {"type": "string", "minLength": 3, "maxLength": 320, "pattern": r"^[^@]+@[^@]+\Z"},
+                        "org": text(200)}, ["email"])
+CONSENT = strict({"grant": {"type": "boolean"}}, [])
 PROVIDER = strict({"provider": {"type": "string", "maxLength": 64, "pattern": _SLUG},
                    "host": {"type": "string", "maxLength": 253, "pattern": r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?\Z"},
                    "display_name": text(200)}, ["provider"])
@@ -88,13 +90,13 @@ ENTRY = strict({"id": {"type": "string", "maxLength": 200, "pattern": _ENTRY_ID}
 
 def check(body: Any, schema: Schema) -> None:
     """Refuse ``body`` with a 400 naming the first field that breaks ``schema``."""
-    problem = _problem(body, schema, "")
-    if problem is not None:
-        where, why = problem
+    found = problem(body, schema, "")
+    if found is not None:
+        where, why = found
         raise ControlError(400, f"{where or 'body'}: {why}", code="invalid_body", field=where or None)
 
 
-_TYPES: dict[str, Any] = {"object": dict, "array": list, "string": str, "boolean": bool}
+_TYPES: dict[str, Any] = {"object": dict, "array": list, "string": str, "boolean": bool, "number": (int, float)}
 
 
 @functools.lru_cache(maxsize=64)
@@ -108,7 +110,7 @@ def _join(where: str, name: str | int) -> str:
     return f"{where}.{name}" if where else name
 
 
-def _problem(value: Any, schema: Schema, where: str) -> tuple[str, str] | None:
+def problem(value: Any, schema: Schema, where: str) -> tuple[str, str] | None:
     if value is None and schema.get("nullable"):
         return None
     kind = schema.get("type")
@@ -124,14 +126,14 @@ def _problem(value: Any, schema: Schema, where: str) -> tuple[str, str] | None:
             return where, f"must have {schema.get('minLength', 0)} to {schema.get('maxLength')} characters"
         if "pattern" in schema and not _regex(schema["pattern"]).search(value):
             return where, f"must match {schema['pattern']}"
-    if (isinstance(value, int) and not isinstance(value, bool)
+    if (isinstance(value, (int, float)) and not isinstance(value, bool)
             and not schema.get("minimum", value) <= value <= schema.get("maximum", value)):
         return where, f"must be from {schema.get('minimum')} to {schema.get('maximum')}"
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", len(value)):
             return where, f"must have {schema.get('minItems', 0)} to {schema.get('maxItems')} items"
         for index, item in enumerate(value):
-            found = _problem(item, schema.get("items", {}), _join(where, index))
+            found = problem(item, schema.get("items", {}), _join(where, index))
             if found is not None:
                 return found
     if isinstance(value, dict):
@@ -144,17 +146,17 @@ def _problem(value: Any, schema: Schema, where: str) -> tuple[str, str] | None:
         extra = schema.get("additionalProperties", True)
         for name, item in value.items():
             if name in properties:
-                found = _problem(item, properties[name], _join(where, name))
+                found = problem(item, properties[name], _join(where, name))
             elif extra is False:
                 found = (_join(where, name), "is not a known field")
             elif isinstance(extra, dict):
-                found = _problem(item, extra, _join(where, name))
+                found = problem(item, extra, _join(where, name))
             else:
                 found = None
             if found is not None:
                 return found
-    if "oneOf" in schema and sum(_problem(value, option, where) is None for option in schema["oneOf"]) != 1:
+    if "oneOf" in schema and sum(problem(value, option, where) is None for option in schema["oneOf"]) != 1:
         return where, "must match exactly one of: " + "; ".join(map(str, schema["oneOf"]))
-    if "anyOf" in schema and all(_problem(value, option, where) is not None for option in schema["anyOf"]):
+    if "anyOf" in schema and all(problem(value, option, where) is not None for option in schema["anyOf"]):
         return where, "must match one of: " + "; ".join(map(str, schema["anyOf"]))
     return None

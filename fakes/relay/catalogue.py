@@ -14,7 +14,9 @@ host, curated, kind`` (the simulated upstream's answer shape) and, for routed id
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +41,8 @@ _LAST = _param("string", True, "Lovelace", "last name")
 _EMAIL = _param("string", True, "ada.lovelace@northwind.com", "e-mail address")
 _PROFILE = _param("string", True, "https://profiles.example/in/ada-lovelace", "profile address")
 _LIMIT = _param("integer", False, 5, "rows wanted (default 5, at most 100)")
+_SYMBOL = _param("string", True, "ACME", "ticker symbol")
+_TASK = _param("string", True, "task_0000000000000000", "the task_id a submission answered")
 
 #: (provider, display, host, runs on the relay, limits)
 CURATED_PROVIDERS: list[tuple[str, str, str, bool]] = [
@@ -47,7 +51,11 @@ CURATED_PROVIDERS: list[tuple[str, str, str, bool]] = [
     ("firmdata", "FirmData", "api.firmdata.example", False),
     ("jobsignal", "JobSignal", "api.jobsignal.example", False),
     ("profilescope", "ProfileScope", "profiles.relay.internal", True),
+    ("quotely", "Quotely", "api.quotely.example", False),  # a trial pool: $0 on the relay's free key, capped per team
 ]
+#: providers served on the relay's free trial key at $0, with a per-team daily call allowance (treg's
+#: ``kind: treg_trial`` pools)
+TRIAL_POOLS = ("quotely",)
 
 #: the seed's rate table, exact prices, plus the alternatives routed capabilities choose among
 #: (id, method, path, capability, kind, params, cost or None, summary, platform)
@@ -90,7 +98,30 @@ CURATED_ENTRIES: list[tuple[str, str, str, str, str, dict[str, Any], dict[str, A
      {"email": _EMAIL}, None, "Email verification (no published price: own key only)", "web"),
     ("jobsignal.alerts.create", "POST", "/v1/alerts", "companies.jobs.alerts", "write",
      {"domain": _DOMAIN}, cost("per_call", 1_000), "Create a job-posting alert for a company (a write)", "web"),
+    ("firmdata.reports.create", "POST", "/v1/reports", "companies.reports", "async",
+     {"domain": _DOMAIN}, cost("per_success", 50_000, "report"),
+     "Company research report, asynchronous: answered 202 with a task to poll with firmdata.reports.get", "web"),
+    ("firmdata.reports.get", "GET", "/v1/reports/status", "companies.reports.status", "async_poll",
+     {"task_id": _TASK}, cost("free", 0), "Poll a report task (free): pending, then complete with the report", "web"),
+    ("firmdata.companies.legacy.enrich", "GET", "/v0/companies/enrich", "companies.enrich.legacy", "company",
+     {"domain": _DOMAIN}, cost("per_success", 10_000, "company"), "Company enrichment, first version (retired)",
+     "web"),
+    ("quotely.stocks.quote.get", "GET", "/v1/quote", "stocks.quote", "generic", {"symbol": _SYMBOL},
+     cost("per_call", 0), "Latest stock quote (trial pool: $0, a daily allowance per team)", "web"),
+    ("quotely.stocks.candles.list", "GET", "/v1/candles", "stocks.candles", "list",
+     {"symbol": _SYMBOL, "limit": _LIMIT}, cost("per_call", 0), "Daily candles (trial pool: $0, a daily allowance "
+                                                                "per team)", "web"),
+    ("quotely.stocks.symbols.search", "GET", "/v1/symbols", "stocks.symbols", "list",
+     {"q": _param("string", True, "acme", "name or symbol")}, cost("free", 0),
+     "Symbol search (free, outside the trial allowance)", "web"),
 ]
+#: entry id -> what else it carries: a retired entry's status and successor, an asynchronous
+#: submission's poll entry
+ENTRY_EXTRAS: dict[str, dict[str, Any]] = {
+    "firmdata.reports.create": {"poll": "firmdata.reports.get"},
+    "firmdata.companies.legacy.enrich": {"status": "retired", "superseded_by": "firmdata.companies.enrich",
+                                         "status_note": "the provider turned the first version off."},
+}
 
 #: routed capabilities: <relay>.<capability> -> the capability its candidates share
 ROUTED: dict[str, str] = {
@@ -113,10 +144,46 @@ class Catalogue:
         self.providers[provider["service"]] = provider
         self.by_host[provider["host"]] = provider["service"]
 
+    #: the search index, built on first use: every entry's :func:`haystack` joined by newlines, where
+    #: each one starts, and the entries in that order
+    _index: tuple[str, list[int], list[Entry]] | None = None
+    #: every entry as an empty search lists them (curated first, then by id), built on first use
+    _listing: list[Entry] | None = None
+
     def add_entry(self, entry: Entry) -> None:
         self.entries[entry["id"]] = entry
+        self._index = self._listing = None
         if not entry.get("candidates"):
             self.by_route[(entry["provider"], entry["method"], entry["path"])] = entry["id"]
+
+    def listing(self) -> list[Entry]:
+        if self._listing is None:
+            self._listing = sorted(self.entries.values(), key=lambda e: (0 if e["curated"] else 1, e["id"]))
+        return self._listing
+
+    def matches(self, words: list[str]) -> dict[str, tuple[int, Entry]]:
+        """entry id -> (how many of ``words`` its haystack holds, the entry), for those holding one."""
+        if self._index is None:
+            ordered = list(self.entries.values())
+            texts = [haystack(entry) for entry in ordered]
+            starts = list(itertools.accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+            self._index = ("\n".join(texts), starts, ordered)
+        text, starts, ordered = self._index
+        found: dict[str, tuple[int, Entry]] = {}
+        for word in words:  # no word holds a newline, so a match never spans two entries
+            at = text.find(word)
+            while at != -1:
+                index = bisect.bisect_right(starts, at) - 1
+                entry = ordered[index]
+                hits, _ = found.get(entry["id"], (0, entry))
+                found[entry["id"]] = (hits + 1, entry)
+                at = text.find(word, starts[index + 1]) if index + 1 < len(starts) else -1
+        return found
+
+
+def haystack(entry: Entry) -> str:
+    """What a catalogue search matches its words in."""
+    return f"{entry['id']} {entry['summary']} {entry['capability']}".lower()
 
 
 def _provider(service: str, display: str, host: str, runs_on_relay: bool, limit_per_min: int) -> Provider:
@@ -136,13 +203,18 @@ def _entry(entry_id: str, method: str, path: str, capability: str, kind: str, pa
 
 
 @functools.lru_cache(maxsize=8)
-def build(seed: int, providers: int, endpoints: int, relay_name: str, rate_limit: int) -> Catalogue:
+def build(seed: int, providers: int, endpoints: int, relay_name: str, rate_limit: int,
+          trial_allowance: int = 50) -> Catalogue:
     cat = Catalogue()
     for service, display, host, on_relay in CURATED_PROVIDERS:
-        cat.add_provider(_provider(service, display, host, on_relay, rate_limit))
+        provider = _provider(service, display, host, on_relay, rate_limit)
+        if service in TRIAL_POOLS:
+            provider["trial_allowance"] = trial_allowance
+        cat.add_provider(provider)
     for entry_id, method, path, capability, kind, params, price, summary, platform in CURATED_ENTRIES:
         host = cat.providers[entry_id.split(".")[0]]["host"]
-        cat.add_entry(_entry(entry_id, method, path, capability, kind, params, price, summary, platform, host, True))
+        cat.add_entry({**_entry(entry_id, method, path, capability, kind, params, price, summary, platform, host,
+                                True), **ENTRY_EXTRAS.get(entry_id, {})})
     names = data.provider_names(seed, providers - len(CURATED_PROVIDERS), set(cat.providers))
     for name in names:
         cat.add_provider(_provider(name, data.display_name(name), f"api.{name}.example", False, rate_limit))

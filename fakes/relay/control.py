@@ -5,6 +5,7 @@ saturation, and user catalogue additions. Thin: parse the JSON body, call the sa
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -27,46 +28,97 @@ async def _body(request: Request, schema: bodies.Schema) -> dict[str, Any]:
     return body
 
 
-def routes(fake: RelayFake) -> list[BaseRoute]:
-    async def teams(request: Request) -> Response:
-        body = await _body(request, bodies.TEAM)
-        return json_response(fake.create_team(balance_micro=body.get("balance_micro"), name=body.get("name")), 201)
+def _fake(request: Request) -> RelayFake:
+    fake: RelayFake = request.scope["app"]
+    return fake
 
-    async def team(request: Request) -> Response:
-        return json_response(fake.team_info(request.path_params["team_id"]))
 
-    async def tools(request: Request) -> Response:
-        body = await _body(request, bodies.TOOL)
-        return json_response(fake.add_tool(request.path_params["team_id"], body["provider"], body["key"]), 201)
+async def teams(request: Request) -> Response:
+    body = await _body(request, bodies.TEAM)
+    return json_response(_fake(request).create_team(balance_micro=body.get("balance_micro"), name=body.get("name")),
+                         201)
 
-    async def secrets(request: Request) -> Response:
-        body = await _body(request, bodies.SECRET)
-        return json_response(fake.add_secret(request.path_params["team_id"], body["provider"], body["secret"]), 201)
 
-    async def topup(request: Request) -> Response:
-        body = await _body(request, bodies.TOPUP)
-        return json_response(fake.topup(request.path_params["team_id"], body["amount_micro"]))
+async def team(request: Request) -> Response:
+    return json_response(_fake(request).team_info(request.path_params["team_id"]))
 
-    async def upstreams(request: Request) -> Response:
-        body = await _body(request, bodies.UPSTREAM)
-        if "fake" in body:
-            return json_response(fake.use_fake_upstream(body["provider"], body["fake"]), 201)
-        return json_response(fake.register_canned_upstream(body["provider"], body["responses"]), 201)
 
-    async def saturation(request: Request) -> Response:
-        if request.method == "GET":
-            return json_response(fake.model.saturation.describe())
-        body = await _body(request, bodies.SATURATION)
-        return json_response(fake.set_saturation(**body))
+async def tools(request: Request) -> Response:
+    body = await _body(request, bodies.TOOL)
+    return json_response(_fake(request).add_tool(request.path_params["team_id"], body["provider"], body["key"]), 201)
 
-    async def providers(request: Request) -> Response:
-        body = await _body(request, bodies.PROVIDER)
-        return json_response(fake.add_provider(**body), 201)
 
-    async def entries(request: Request) -> Response:
-        body = await _body(request, bodies.ENTRY)
-        return json_response(fake.add_entry(**body), 201)
+async def secrets(request: Request) -> Response:
+    body = await _body(request, bodies.SECRET)
+    return json_response(_fake(request).add_secret(request.path_params["team_id"], body["provider"], body["secret"]),
+                         201)
 
+
+async def topup(request: Request) -> Response:
+    body = await _body(request, bodies.TOPUP)
+    return json_response(_fake(request).topup(request.path_params["team_id"], body["amount_micro"]))
+
+
+async def upstreams(request: Request) -> Response:
+    body = await _body(request, bodies.UPSTREAM)
+    fake = _fake(request)
+    if "fake" in body:
+        return json_response(fake.use_fake_upstream(body["provider"], body["fake"]), 201)
+    return json_response(fake.register_canned_upstream(body["provider"], body["responses"]), 201)
+
+
+async def saturation(request: Request) -> Response:
+    fake = _fake(request)
+    if request.method == "GET":
+        return json_response(fake.model.saturation.describe())
+    body = await _body(request, bodies.SATURATION)
+    return json_response(fake.set_saturation(**body))
+
+
+async def providers(request: Request) -> Response:
+    body = await _body(request, bodies.PROVIDER)
+    return json_response(_fake(request).add_provider(**body), 201)
+
+
+async def entries(request: Request) -> Response:
+    body = await _body(request, bodies.ENTRY)
+    return json_response(_fake(request).add_entry(**body), 201)
+
+
+async def logins(request: Request) -> Response:
+    return json_response(_fake(request).pending_logins())
+
+
+async def approve_login(request: Request) -> Response:
+    body = await _body(request, bodies.LOGIN_APPROVE)
+    return json_response(_fake(request).approve_login(request.path_params["login_id"], body["email"],
+                                                      body.get("org")))
+
+
+async def outbox(request: Request) -> Response:
+    return json_response(_fake(request).outbox())
+
+
+async def checkouts(request: Request) -> Response:
+    return json_response(_fake(request).checkouts())
+
+
+async def pay(request: Request) -> Response:
+    return json_response(_fake(request).pay_checkout(request.path_params["session_id"]))
+
+
+async def cancel(request: Request) -> Response:
+    return json_response(_fake(request).cancel_checkout(request.path_params["session_id"]))
+
+
+async def consent(request: Request) -> Response:
+    body = await _body(request, bodies.CONSENT)
+    return json_response(_fake(request).consent(request.path_params["state"], body.get("grant", True)))
+
+
+@functools.cache
+def routes() -> list[BaseRoute]:
+    """The relay's control routes, built once per process and shared by every fake and world."""
     return [
         Route("/teams", teams, methods=["POST"]),
         Route("/teams/{team_id}", team, methods=["GET"]),
@@ -77,4 +129,11 @@ def routes(fake: RelayFake) -> list[BaseRoute]:
         Route("/saturation", saturation, methods=["GET", "PUT"]),
         Route("/providers", providers, methods=["POST"]),
         Route("/catalog/entries", entries, methods=["POST"]),
+        Route("/logins", logins, methods=["GET"]),
+        Route("/logins/{login_id}/approve", approve_login, methods=["POST"]),
+        Route("/outbox", outbox, methods=["GET"]),
+        Route("/checkouts", checkouts, methods=["GET"]),
+        Route("/checkouts/{session_id}/pay", pay, methods=["POST"]),
+        Route("/checkouts/{session_id}/cancel", cancel, methods=["POST"]),
+        Route("/connects/{state}/consent", consent, methods=["POST"]),
     ]

@@ -71,6 +71,18 @@ class Ledger:
             rows.append((self._at[slot], kind, self._call[slot], endpoint_id, self._amount[slot], self._balance[slot]))
         return iter(rows)
 
+    def spent_since(self, since_ms: int, kinds: tuple[str, ...] = ("call",)) -> int:
+        """Micro-USD the rows of these kinds took at or after ``since_ms`` (walking back from the newest)."""
+        count = len(self._at)
+        spent = 0
+        for back in range(count):
+            slot = (self._next - 1 - back) % self.limit if count == self.limit else count - 1 - back
+            if self._at[slot] < since_ms:
+                break
+            if self._what[slot][0] in kinds and self._amount[slot] < 0:
+                spent -= self._amount[slot]
+        return spent
+
     def dicts(self) -> list[dict[str, Any]]:
         return [dict(zip(FIELDS, row, strict=True)) for row in self]
 

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, json_response, parse_json
+from fakes.kernel.http import bearer_token, dumps, json_response, parse_json
 
 from .calls import CallInput
 from .teams import Team
@@ -88,18 +88,22 @@ def build_server(fake: "RelayFake") -> "MCPServer":
                 "balance_usd": summary["balance_usd"], "holds_micro": summary["holds_micro"]}
 
     @server.tool(annotations=_CALL)
-    async def call(endpoint_id: str, ctx: Context, params: dict[str, str] | None = None, body: str | None = None,
-                   idempotency_key: str | None = None, write: bool = False) -> dict[str, Any]:
-        """Call a curated endpoint, metered like /call/. Write endpoints need write=true."""
+    async def call(endpoint_id: str, ctx: Context, params: dict[str, str | int | float | bool] | None = None,
+                   body: str | dict[str, Any] | list[Any] | None = None, idempotency_key: str | None = None,
+                   write: bool = False) -> dict[str, Any]:
+        """Call a curated endpoint, metered like /call/. Write endpoints need write=true. ``body`` is
+        sent as given: a string verbatim, an object or array as JSON."""
         team = team_of(ctx)
         entry = curated(endpoint_id)
         if entry["scope"] == "write" and not write:
             raise McpError(f"{endpoint_id} writes: pass write=true to run it (reads and writes are separated)")
-        query = urlencode(params or {})  # one query string per parameter set, as over HTTP
+        values = {k: _param_text(v) for k, v in (params or {}).items()}
+        query = urlencode(values)  # one query string per parameter set, as over HTTP
+        raw = body.encode() if isinstance(body, str) else b"" if body is None else dumps(body)
+        sent = [] if body is None or isinstance(body, str) else [(b"content-type", b"application/json")]
         output = await fake.model.call(CallInput(
-            method=entry["method"], target=endpoint_id, query=query, params={k: str(v) for k, v in
-                                                                             (params or {}).items()},
-            headers=[], body=(body or "").encode(), token=team.token, idempotency_key=idempotency_key))
+            method=entry["method"], target=endpoint_id, query=query, params=values,
+            headers=sent, body=raw, token=team.token, idempotency_key=idempotency_key))
         headers = dict(output.headers)
         result: dict[str, Any] = {"status": output.status, "endpoint_id": endpoint_id, "body": output.json()}
         cost = headers.get(fake.model.h.cost)
@@ -117,17 +121,16 @@ def build_server(fake: "RelayFake") -> "MCPServer":
 
 
 class McpApp:
-    """ASGI app of the connector: one stateless session manager per request (see the module doc)."""
-
-    def __init__(self, fake: "RelayFake") -> None:
-        self.fake = fake
-        self._server: MCPServer | None = None
+    """ASGI app of the connector: one stateless session manager per request (see the module doc).
+    One app serves every fake and world (the fake is the scope's ``app``); each fake builds its own
+    MCP server on its first connector request."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        fake: RelayFake = scope["app"]
         request = Request(scope, receive)
-        h = self.fake.model.h
+        h = fake.model.h
         if scope["method"] != "POST":
             if scope["method"] not in ("GET", "HEAD"):
                 await json_response({"detail": "the connector takes POST (JSON-RPC) and GET (this description)",
@@ -138,7 +141,7 @@ class McpApp:
                                  "tools": ["catalog_search", "catalog_get", "call", "balance"]})(scope, receive, send)
             return
         token = request.headers.get(h.token) or bearer_token(request)
-        if self.fake.model.team_for_token(token) is None:
+        if fake.model.team_for_token(token) is None:
             await json_response({"detail": f"missing or unknown token: send {h.token} or Authorization: Bearer",
                                  "error": "unauthorized"}, 401, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
             return
@@ -156,13 +159,23 @@ class McpApp:
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
         from mcp.server.transport_security import TransportSecuritySettings
 
-        if self._server is None:
-            self._server = build_server(self.fake)
-        manager = StreamableHTTPSessionManager(app=self._server._lowlevel_server, json_response=True, stateless=True,
+        if fake.mcp_server is None:
+            fake.mcp_server = build_server(fake)
+        manager = StreamableHTTPSessionManager(app=fake.mcp_server._lowlevel_server, json_response=True, stateless=True,
                                                security_settings=TransportSecuritySettings(
                                                    enable_dns_rebinding_protection=False))
         async with manager.run():
             await manager.handle_request(scope, receive, send)
+
+
+MCP_APP = McpApp()
+
+
+def _param_text(value: object) -> str:
+    """A parameter as its query-string text (JSON's true/false for booleans)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _jsonrpc_problem(raw: bytes) -> str:

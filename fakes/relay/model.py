@@ -5,39 +5,45 @@ idempotency store, saturation, upstreams, and the exported state. Plain Python, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ControlError
 
-from . import billing, catalogue, data
+from . import asyncjobs, billing, catalogue, data, state
+from .accounts.identity import Accounts
+from .accounts.orgdata import CreditBlock
+from .accounts.people import Membership, User, slugify
 from .calls import CallPipeline
 from .catalogue import Entry, Provider
-from .headers import Headers
+from .headers import headers_for
 from .plans import Plan
 from .records import CallRecords
 from .saturation import Saturation
 from .settings import RelaySettings
 from .teams import Team, micro_amount
-from .upstreams import AsgiUpstream, CannedUpstream, Handler, SimulatedUpstream
+from .upstreams import AsgiUpstream, Handler, SimulatedUpstream
 
 
 class RelayModel(CallPipeline):
-    def __init__(self, clock: Clock, settings: RelaySettings, seed: int) -> None:
+    def __init__(self, clock: Clock, settings: RelaySettings, seed: int,
+                 world_of: Callable[[], str | None] = lambda: None) -> None:
+        self.world_of = world_of
         self.clock = clock
         self.settings = settings
         self.seed = seed
-        self.h = Headers(settings.header_prefix)
+        self.h = headers_for(settings.header_prefix)
         self.prefix = self.h.prefix
         self.base = catalogue.build(seed, settings.providers, settings.endpoints, settings.relay_name,
-                                    settings.upstream_rate_limit)
+                                    settings.upstream_rate_limit, settings.trial_allowance)
         self.extra_providers: dict[str, Provider] = {}
         self.extra_entries: dict[str, Entry] = {}
         self.extra_routes: dict[tuple[str, str, str], str] = {}
         #: catalogue id -> (entry, provider, path, routed, required parameters); emptied when entries change
         self._targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]] = {}
         self.teams: dict[str, Team] = {}
-        self.tokens: dict[str, str] = {}  # token -> team id
+        self.by_token: dict[str, Membership] = {}  # every member's token -> its membership (and team)
         self._id_prefix = data.token_text(seed, "calls")[:10]
         self.calls = CallRecords(f"call_{self._id_prefix}")
         self._plans: dict[tuple[str, str], Plan] = {}  # (catalogue id, query) -> plan of a repeated call
@@ -46,29 +52,43 @@ class RelayModel(CallPipeline):
         self.saturation = Saturation(settings.max_in_flight, settings.max_per_second, settings.retry_after_s)
         self.simulated = SimulatedUpstream(seed, settings.hit_rate, settings.upstream_rate_limit)
         self.upstreams: dict[str, Handler] = {}
-        self.upstream_specs: dict[str, dict[str, Any]] = {}  # exportable registrations (canned tables)
+        self.upstream_specs: dict[str, dict[str, Any]] = {}  # exportable registrations (canned tables, fakes)
+        self.provider_specs: dict[str, dict[str, Any]] = {}  # the bodies providers and entries were added with
+        self.entry_specs: dict[str, dict[str, Any]] = {}
         self.call_seq = 0
         self.team_seq = 0
         self.not_before_ms: dict[str, int] = {}  # team -> end of its last 503's Retry-After
         self.billed_posts: dict[str, dict[str, int]] = {}  # team -> fingerprint of a billed keyless POST -> at
+        self.tasks: dict[str, asyncjobs.Task] = {}  # asynchronous submissions (fakes/relay/asyncjobs.py)
+        self.accounts = Accounts(self)  # users, memberships, logins, invites, checkouts (fakes/relay/accounts/)
 
     # -- teams -----------------------------------------------------------------------------------
     def create_team(self, balance_micro: int | None = None, name: str | None = None, *,
-                    upstream_rate_limited: bool = True) -> Team:
+                    upstream_rate_limited: bool = True, owner: User | None = None, demo: bool = False,
+                    sandbox: bool = False) -> Team:
+        """A team (treg's org) with its first member, the owner, whose token is the team's token. A
+        team made through the control plane gets an owner of its own (``owner@<slug>.example``); a
+        demo or sandbox team starts with nothing (treg grants no promotion to those)."""
         if balance_micro is not None:
             balance_micro = micro_amount(balance_micro)  # refused before a team number is taken
         while True:  # an imported team may hold the next number's id or token: skip it
             self.team_seq += 1
             team_id = f"team_{self.team_seq}"
             token = f"{self.settings.relay_name}_{data.token_text(self.seed, 'team', self.team_seq)}"
-            if team_id not in self.teams and token not in self.tokens:
+            if team_id not in self.teams and token not in self.by_token:
                 break
+        if balance_micro is None:
+            balance_micro = 0 if demo or sandbox else self.settings.start_balance_micro
         team = Team(team_id=team_id, name=name or data.team_name(self.seed, self.team_seq), token=token,
-                    balance_micro=self.settings.start_balance_micro if balance_micro is None else balance_micro,
-                    upstream_rate_limited=upstream_rate_limited)
-        team.grant(self.clock.now_ms())
+                    balance_micro=balance_micro, upstream_rate_limited=upstream_rate_limited)
+        slug = self.accounts.unique_slug(slugify(team.name))
         self.teams[team_id] = team
-        self.tokens[token] = team_id
+        self.accounts.attach_org(team, owner or self.accounts.user(f"owner@{slug}.example"), slug=slug, demo=demo,
+                                 sandbox=sandbox)
+        if balance_micro:
+            team.grant(self.clock.now_ms())
+            team.org.blocks.append(CreditBlock(self.accounts.next("block"), "promo", balance_micro,
+                                               self.clock.now_ms()))
         return team
 
     def team(self, team_id: str) -> Team:
@@ -88,57 +108,17 @@ class RelayModel(CallPipeline):
             self.upstream_specs[provider] = spec
         else:
             self.upstream_specs.pop(provider, None)
-    # -- state -----------------------------------------------------------------------------------
+    # -- state (fakes/relay/state.py) --------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
-        return {
-            "teams": [t.to_state() for t in self.teams.values()],
-            "calls": list(self.calls.values()),
-            "stats": {k: list(v) for k, v in self.stats.items()},
-            "idempotency": self.idempotency.to_state(),
-            "saturation": self.saturation.describe(),
-            "providers": list(self.extra_providers.values()),
-            "entries": list(self.extra_entries.values()),
-            "upstreams": dict(self.upstream_specs),
-            "call_seq": self.call_seq,
-            "team_seq": self.team_seq,
-        }
+        return state.export(self)
 
-    def load_state(self, state: dict[str, Any]) -> None:
-        self._catalogue_changed()
-        for raw in state.get("teams", []):
-            team = Team.from_state(raw)
-            self.teams[team.team_id] = team
-            self.tokens[team.token] = team.team_id
-        for record in state.get("calls", []):
-            self.calls.load(record)
-        self.stats = {str(k): [int(v[0]), int(v[1])] for k, v in dict(state.get("stats", {})).items()}
-        self.idempotency.load_state(list(state.get("idempotency", [])))
-        saturation = dict(state.get("saturation", {}))
-        saturation.pop("in_flight", None)
-        self.saturation.update(saturation)
-        for prov in state.get("providers", []):
-            self.add_provider({"provider": prov["service"], "host": prov["host"],
-                               "display_name": prov["display_name"]})
-        for entry in state.get("entries", []):
-            self.extra_entries[entry["id"]] = dict(entry)
-            if not entry.get("candidates"):
-                self.extra_routes[(entry["provider"], entry["method"], entry["path"])] = entry["id"]
-        for provider, spec in dict(state.get("upstreams", {})).items():
-            if "responses" in spec:
-                self.register_upstream(provider, CannedUpstream(spec["responses"]), spec)
-        self.call_seq = _count(state.get("call_seq", 0), "call_seq", MAX_CALL_SEQ)
-        if self.calls.newest > self.call_seq:
-            raise ValueError(f"a call record's id names call {self.calls.newest}, after call_seq {self.call_seq}")
-        self.team_seq = _count(state.get("team_seq", len(self.teams)), "team_seq", MAX_CALL_SEQ)
+    def load_state(self, raw: dict[str, Any]) -> None:
+        state.load(self, raw)
 
-#: call ids keep their form (10 hex digits of the number) up to here; state may not name more
-MAX_CALL_SEQ = 16**10 - 2**20
-
-
-def _count(value: Any, name: str, most: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
-        raise ValueError(f"{name} must be an integer from 0 to {most}, got {value!r}")
-    return value
+    @property
+    def world_id(self) -> str | None:
+        """The world this model serves (None outside worlds), for upstreams found by name."""
+        return self.world_of()
 
 
 def asgi_upstream(app: Any) -> Handler:

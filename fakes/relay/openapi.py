@@ -11,6 +11,7 @@ from typing import Any
 from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG, json_response_spec
 
 from . import bodies
+from .accounts import openapi as accounts_openapi
 from .settings import RelaySettings
 
 Schema = dict[str, Any]
@@ -53,13 +54,21 @@ def document(settings: RelaySettings) -> dict[str, Any]:
         "default": {"description": "the upstream's answer, verbatim (status, headers, body); "
                                    f"{p}-Cost-Micro on metered calls, {p}-Idempotent-Replay on replays",
                     "headers": call_id_header, "content": {"*/*": {"schema": {}}}},
-        "400": refusal("missing required parameter, or a malformed base64 body"),
+        "202": {"description": "an asynchronous provider accepted the call: a task to poll (the estimate stays "
+                               f"held; {p}-Reserved-Micro and {p}-Async name them)", "headers": call_id_header,
+                "content": {"application/json": {"schema": _OBJ}}},
+        "400": refusal("missing required parameter, another method than the entry's, a malformed encoded body, "
+                       "or a malformed route header"),
         "401": refusal("missing or unknown token"),
         "402": refusal("the balance does not cover the estimated cost; nothing billed or forwarded", insufficient),
         "403": _text("text/html", "blocked by the web firewall in front of the relay (SQL or HTML in the body); "
                                   "no relay headers"),
         "404": refusal("unknown catalogue id, unknown upstream host, or no published price and no own key"),
-        "422": refusal("the Idempotency-Key was used for a different request"),
+        "409": refusal("two of the team's tools on one host match the URL equally"),
+        "410": refusal("the catalogue entry is retired (its successor is named)"),
+        "422": refusal("the Idempotency-Key was used for a different request, or a malformed tags header"),
+        "429": refusal("a cap: the member's calls a day, a tag's budget, the team's daily spend, a trial pool's "
+                       "allowance (the provider's own 429 passes through verbatim)"),
         "502": refusal("a registered upstream failed"),
         "503": json_response_spec(saturated, "the relay is saturated; retry after Retry-After seconds",
                                   {**call_id_header, "Retry-After": {"schema": _INT}}),
@@ -72,12 +81,11 @@ def document(settings: RelaySettings) -> dict[str, Any]:
          "description": "a catalogue id (provider.area.action) or a full upstream URL"},
     ]
     call_headers = (f" Optional headers: Idempotency-Key (a retry with the same key and request is replayed), "
-                    f"{p}-Body-Encoding: base64 (the body is base64; the relay decodes it).")
+                    f"{p}-Body-Encoding: base64, gzip or base64+gzip (the relay decodes the body), {p}-Org (the team "
+                    f"of an identity token), {p}-Meta: k=v,... (the caller's tags), {p}-Route-Max-Cost (USD), "
+                    f"{p}-Route-Exclude, {p}-Route-Prefer and {p}-Route-Waterfall (routed capabilities).")
     endpoint_view: Schema = {"type": "object", "properties": {"id": _STR, "provider": _STR, "method": _STR,
                                                               "cost": {"type": "object", "nullable": True}}}
-    call_record = _obj({"call_id": _STR, "endpoint_id": {"type": "string", "nullable": True}, "provider": _STR,
-                        "credential": {"type": "string", "enum": ["own_tool", "secret", "relay_key"]},
-                        "status": _INT, "cost_micro": _INT, "billed": _BOOL, "replayed": _BOOL})
     balance = _obj({"team_id": _STR, "team_name": _STR, "balance_micro": _INT, "holds_micro": _INT,
                     "balance_usd": {"type": "number"}}, ["team_id", "balance_micro", "holds_micro"])
     text_pages = {
@@ -94,11 +102,13 @@ def document(settings: RelaySettings) -> dict[str, Any]:
             "get": {"summary": "Call a catalogue entry or an upstream URL", "description": call_headers.strip(),
                     "security": security,
                     "responses": call_responses},
-            "post": {"summary": "Call with a body (forwarded unchanged)", "description": call_headers.strip(),
-                     "security": security,
-                     "requestBody": {"required": False, "content": {"application/json": {"schema": {}},
-                                                                    "application/octet-stream": {"schema": {}}}},
-                     "responses": call_responses},
+            **{method: {"summary": f"Call with {method.upper()} (the body is forwarded unchanged)",
+                        "description": call_headers.strip(), "security": security,
+                        "requestBody": {"required": False, "content": {"application/json": {"schema": {}},
+                                                                       "application/octet-stream": {"schema": {}}}},
+                        "responses": call_responses} for method in ("post", "put", "patch", "delete")},
+            "options": {"summary": "Call with OPTIONS", "description": call_headers.strip(), "security": security,
+                        "responses": call_responses},
         },
         "/catalog/search": {"get": {
             "summary": "Search the catalogue",
@@ -130,27 +140,6 @@ def document(settings: RelaySettings) -> dict[str, Any]:
             "200": json_response_spec(_obj({"platforms": {"type": "array", "items": _OBJ}})), "4XX": client_error}}},
         "/balance": {"get": {"summary": "The team's balance in micro-USD", "security": security,
                              "responses": {"200": json_response_spec(balance), "401": unauthorized}}},
-        "/calls/{call_id}": {"get": {
-            "summary": "A call record of the team", "security": security,
-            "parameters": [{"name": "call_id", "in": "path", "required": True, "schema": _STR}],
-            "responses": {"200": json_response_spec(call_record), "401": unauthorized,
-                          "404": json_response_spec(error, "no such call of this team")}}},
-        "/orgs": {"get": {"summary": "The token's team as an org row (what the command-line client reads)",
-                          "security": security, "responses": {
-                              "200": json_response_spec({"type": "array", "items": _obj(
-                                  {"org_id": _INT, "slug": _STR, "name": _STR, "role": _STR, "active": _BOOL})}),
-                              "401": unauthorized}}},
-        "/orgs/{org_id}/balance": {"get": {
-            "summary": "Balance, holds and ledger entries of the org", "security": security,
-            "parameters": [{"name": "org_id", "in": "path", "required": True, "schema": _INT},
-                           {"name": "limit", "in": "query", "required": False,
-                            "schema": {"type": "integer", "minimum": 0, "maximum": 500}}],
-            "responses": {"200": json_response_spec(_obj({"balance_micro": _INT, "holds_micro": _INT,
-                                                          "blocks": {"type": "array", "items": _OBJ},
-                                                          "holds": {"type": "array", "items": _OBJ},
-                                                          "entries": _OBJ})),
-                          "400": json_response_spec(error, "bad limit"), "401": unauthorized,
-                          "404": json_response_spec(error, "not this token's org")}}},
         "/tools/{provider}": {"get": {
             "summary": "A provider's endpoints as plain text (append .md for Markdown)",
             "parameters": [{"name": "provider", "in": "path", "required": True, "schema": _STR}],
@@ -178,6 +167,17 @@ def document(settings: RelaySettings) -> dict[str, Any]:
                               "400": json_response_spec(_OBJ, "not a valid JSON-RPC message"),
                               "401": unauthorized}}},
     }
+    paths.update(accounts_openapi.paths(error, security))
+    paths["/mcp/"] = paths["/mcp/v2/"]  # treg's own path; the seed's /mcp/v2/ too
+    paths["/catalog/platforms/{slug}"] = {"get": {
+        "summary": "One provider's entries, grouped by capability",
+        "parameters": [{"name": "slug", "in": "path", "required": True, "schema": _STR},
+                       {"name": "include_hidden", "in": "query", "required": False,
+                        "schema": {"type": "integer", "enum": [0, 1]}}],
+        "responses": {"200": json_response_spec(_obj({"platform": _OBJ, "capabilities": {
+            "type": "array", "items": _OBJ}}, ["platform", "capabilities"])),
+            "404": json_response_spec(error, "no such provider"),
+            "422": json_response_spec(_obj({"detail": {}}, ["detail"]), "include_hidden is not 0 or 1")}}}
     paths.update(_control_paths())
     for path, (summary, media) in text_pages.items():
         paths[path] = {"get": {"summary": summary, "responses": {"200": _text(media), "4XX": client_error}}}
@@ -188,7 +188,8 @@ def document(settings: RelaySettings) -> dict[str, Any]:
                                 "endpoints answered by simulated upstreams in process."},
         "paths": paths,
         "components": {"securitySchemes": {"RelayToken": {"type": "apiKey", "in": "header", "name": f"{p}-Token"}}},
-        "tags": [{"name": "mcp", "description": "The MCP connector"}],
+        "tags": [{"name": "mcp", "description": "The MCP connector"},
+                 {"name": "accounts", "description": "treg's account surface: sign-in, teams, keys, billing"}],
     }
 
 
@@ -196,11 +197,16 @@ def _control_paths() -> dict[str, Any]:
     control_error = _obj({"error": _STR, "message": _STR})
     team_id = [{"name": "team_id", "in": "path", "required": True, "schema": _STR}]
 
-    def op(summary: str, body: Schema | None, status: str = "200", extra: list[Any] | None = None) -> dict[str, Any]:
+    session = [{"name": "session_id", "in": "path", "required": True, "schema": _STR}]
+
+    def op(summary: str, body: Schema | None, status: str = "200", extra: list[Any] | None = None, *,
+           array: bool = False, more: set[str] | None = None) -> dict[str, Any]:
+        answer = {"type": "array", "items": _OBJ} if array else _OBJ
         operation: dict[str, Any] = {"tags": [CONTROL_TAG], "summary": summary, "security": [], "responses": {
-            status: json_response_spec(_OBJ), "400": json_response_spec(control_error, "bad body"),
-            "404": json_response_spec(control_error, "no such team, provider or fake"),
-            "409": json_response_spec(control_error, "a provider, host or entry id that is taken")}}
+            status: json_response_spec(answer), "400": json_response_spec(control_error, "bad body"),
+            "404": json_response_spec(control_error, "no such team, provider, fake, login or checkout"),
+            "409": json_response_spec(control_error, "a provider, host or entry id that is taken"),
+            **{code: json_response_spec(control_error, "refused") for code in more or ()}}}
         if body is not None:
             operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
         if extra:
@@ -226,4 +232,20 @@ def _control_paths() -> dict[str, Any]:
         "/_fake/providers": {"post": op("Add a provider (409: the name or host is taken)", bodies.PROVIDER, "201")},
         "/_fake/catalog/entries": {"post": op("Add a catalogue entry (404: its provider does not exist; 409: the id "
                                               "is taken)", bodies.ENTRY, "201")},
+        "/_fake/logins": {"get": op("CLI logins waiting for the browser (id, pairing code, approved)", None,
+                                    array=True)},
+        "/_fake/logins/{login_id}/approve": {"post": op(
+            "The browser side of `treg login`: sign in as the address and approve (400: the code or team is "
+            "refused; 404: no such login)", bodies.LOGIN_APPROVE, extra=[
+                {"name": "login_id", "in": "path", "required": True, "schema": _STR}], more={"401", "403"})},
+        "/_fake/outbox": {"get": op("The mail the relay would have sent: sign-in codes and invites", None,
+                                    array=True)},
+        "/_fake/checkouts": {"get": op("Checkouts: top-ups and card captures, with their status", None,
+                                       array=True)},
+        "/_fake/checkouts/{session_id}/pay": {"post": op("The payer finishes the checkout (the balance is credited)",
+                                                         None, extra=session)},
+        "/_fake/checkouts/{session_id}/cancel": {"post": op("The payer abandons the checkout", None, extra=session)},
+        "/_fake/connects/{state}/consent": {"post": op(
+            "The user's answer on a provider's consent screen (grant, default true)", bodies.CONSENT,
+            extra=[{"name": "state", "in": "path", "required": True, "schema": _STR}])},
     }

@@ -24,6 +24,8 @@ class CatalogueOverlay:
     extra_providers: dict[str, Provider]
     extra_entries: dict[str, Entry]
     extra_routes: dict[tuple[str, str, str], str]
+    provider_specs: dict[str, dict[str, Any]]  # the bodies they were added with (the state export)
+    entry_specs: dict[str, dict[str, Any]]
     #: catalogue id -> (entry, provider, path, routed, required parameters); emptied when entries change
     _targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]]
     #: (catalogue id, query) -> what a repeated call needs (:mod:`fakes.relay.plans`); emptied likewise
@@ -62,20 +64,31 @@ class CatalogueOverlay:
     def search(self, query: str, limit: int) -> dict[str, Any]:
         words = [w for w in query.lower().replace(".", " ").replace("-", " ").split() if w]
         scored: list[tuple[int, str, Entry]] = []
-        for entry in self.all_entries():
-            if not words:
-                scored.append((0 if entry["curated"] else 1, entry["id"], entry))
-                continue
-            haystack = f"{entry['id']} {entry['summary']} {entry['capability']}".lower()
-            hits = sum(1 for w in words if w in haystack)
-            if hits:
-                scored.append((-hits * 10 - (3 if entry["curated"] else 0), entry["id"], entry))
+        if not words and not self.extra_entries:
+            listing = self.base.listing()
+            return self._found(query, listing[:limit], len(listing))
+        if not words:
+            scored = [(0 if entry["curated"] else 1, entry["id"], entry) for entry in self.all_entries()]
+        else:
+            found = self.base.matches(words)
+            for entry_id, extra in self.extra_entries.items():  # an overlay entry replaces the base one
+                text = catalogue.haystack(extra)
+                hits = sum(1 for word in words if word in text)
+                if hits:
+                    found[entry_id] = (hits, extra)
+                else:
+                    found.pop(entry_id, None)
+            scored = [(-hits * 10 - (3 if entry["curated"] else 0), entry_id, entry)
+                      for entry_id, (hits, entry) in found.items()]
         scored.sort(key=lambda row: (row[0], row[1]))
-        results = [self.endpoint_view(e) for _, _, e in scored[:limit]]
+        return self._found(query, [e for _, _, e in scored[:limit]], len(scored))
+
+    def _found(self, query: str, shown: list[Entry], total: int) -> dict[str, Any]:
+        results = [self.endpoint_view(e) for e in shown]
         hints = [] if results else ["no endpoint matches; try fewer words, e.g. 'email find' or 'company enrich'"]
-        if results and any(e["provider"] == self.settings.relay_name for _, _, e in scored[:limit]):
+        if results and any(e["provider"] == self.settings.relay_name for e in shown):
             hints.append(f"{self.settings.relay_name}.* ids are routed: the relay picks the cheapest usable provider")
-        return {"query": query, "count": len(results), "total": len(scored), "results": results, "hints": hints}
+        return {"query": query, "count": len(results), "total": total, "results": results, "hints": hints}
 
     def endpoint_view(self, entry: Entry) -> dict[str, Any]:
         provider = self.provider(entry["provider"])
@@ -138,6 +151,7 @@ class CatalogueOverlay:
                 "host": host, "runs_on_relay": False, "limits": {"per_minute": self.settings.upstream_rate_limit},
                 "pricing_url": f"https://{host}/pricing", "docs": f"https://{host}/docs"}
         self.extra_providers[service] = prov
+        self.provider_specs[service] = dict(body)
         return prov
 
     def add_entry(self, body: dict[str, Any]) -> Entry:
@@ -174,6 +188,7 @@ class CatalogueOverlay:
             raise ControlError(400, "kind is one of email, verify, person, match, company, people, lookalikes, "
                                     "jobs, list, write, generic", code="invalid_body")
         self.extra_entries[entry_id] = entry
+        self.entry_specs[entry_id] = dict(body)
         self.extra_routes[(service, method, path)] = entry_id
         self._catalogue_changed()
         return entry

@@ -59,12 +59,13 @@ def workflows(fake: RelayFake, markdown: bool) -> str:
     model = fake.model
     lines = ["# Workflows" if markdown else "WORKFLOWS", "", "Chained jobs, with the receipt of the last run on "
              "this relay (calls answered and micro-USD charged per step).", ""]
+    receipts = model.calls.receipts({entry_id for _slug, _title, steps in WORKFLOWS for entry_id in steps})
     for slug, title, steps in WORKFLOWS:
         lines.append(f"## {title} (`{slug}`)" if markdown else f"{title} ({slug}):")
         for number, entry_id in enumerate(steps, 1):
             entry = model.entry(entry_id)
-            charged = [c["cost_micro"] for c in model.calls.values() if c["endpoint_id"] == entry_id]
-            receipt = f"{len(charged)} calls, {sum(charged)} micro charged" if charged else "not run yet"
+            calls, charged = receipts.get(entry_id, (0, 0))
+            receipt = f"{calls} calls, {charged} micro charged" if calls else "not run yet"
             price = _price(entry["cost"]) if entry else "-"
             lines.append(f"{number}. `{entry_id}`: {price}; receipt: {receipt}" if markdown else
                          f"  {number}. {entry_id}  {price}  receipt: {receipt}")

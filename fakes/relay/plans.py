@@ -14,7 +14,7 @@ which words the refusal; a plan never answers differently from it (tested call b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.clock import Clock
 
@@ -26,8 +26,11 @@ from .overlay import CatalogueOverlay
 from .records import CallRecords
 from .saturation import Saturation
 from .settings import RelaySettings
-from .teams import RELAY_KEY, Team
+from .teams import OWN_TOOL, RELAY_KEY, RESOLVE, SECRET, Team
 from .upstreams import Handler, SimulatedUpstream
+
+if TYPE_CHECKING:
+    from .accounts.people import Membership
 
 MAX_PLANS = 4096
 MAX_PLANNED_QUERY = 1024
@@ -52,12 +55,12 @@ class PlannedCalls(CatalogueOverlay):
     clock: Clock
     settings: RelaySettings
     teams: dict[str, Team]
+    by_token: dict[str, Membership]
     calls: CallRecords
     stats: dict[str, list[int]]
     saturation: Saturation
     simulated: SimulatedUpstream
     upstreams: dict[str, Handler]
-    tokens: dict[str, str]
     not_before_ms: dict[str, int]
     h: Headers
     call_seq: int
@@ -89,17 +92,26 @@ class PlannedCalls(CatalogueOverlay):
         plan = self._plans.get((target, query))
         if plan is None or self.not_before_ms:
             return None
-        team_id = self.tokens.get(token) if token else None
-        team = self.teams.get(team_id) if team_id else None
-        if team is None:
+        member = self.by_token.get(token) if token else None
+        # a member with a cap, access lists or pinned tags, or a team with a rule that may refuse,
+        # reroute or rename the call (deny rules, pins, budgets, a spend ceiling, a tool named like the
+        # catalogue id): the full pipeline answers
+        if member is None or not member.plain or not member.team.plannable:
             return None
-        return self.answer_planned(team, plan)
+        return self.answer_planned(member, plan)
 
-    def answer_planned(self, team: Team, plan: Plan) -> tuple[int, list[tuple[str, str]], bytes] | None:
+    def answer_planned(self, member: Membership, plan: Plan) -> tuple[int, list[tuple[str, str]], bytes] | None:
         provider = plan.provider
         if provider in self.upstreams or (self.settings.upstream_latency_ms and self.clock.mode != "manual"):
             return None
-        credential = team.credential_for(provider)[0]
+        team = member.team
+        own = team.tools.get(provider)
+        if own is not None:
+            if own == RESOLVE:
+                return None  # rung 1 is chosen per call
+            credential = OWN_TOOL
+        else:
+            credential = SECRET if provider in team.secrets else RELAY_KEY
         cost = 0
         if credential == RELAY_KEY:
             if not plan.priced or plan.estimated > team.balance_micro - team.holds_micro:
@@ -125,7 +137,7 @@ class PlannedCalls(CatalogueOverlay):
         stat[0] += 1
         if plan.hit:
             stat[1] += 1
-        self.calls.put(seq, endpoint_id, provider, credential, team.team_id, plan.status, cost, now)
+        self.calls.put(seq, endpoint_id, provider, credential, team.team_id, plan.status, cost, now, member.who)
         headers = [*simulated.limit_headers(calls, now), (self.h.call_id, call_id)]
         if credential == RELAY_KEY:
             headers.append((self.h.cost, str(cost)))

@@ -3,9 +3,10 @@
 Kept compact, because every answered call writes one and a served fake pays for each object it
 keeps per request in every later request (docs/benchmark.md, "Objects kept per request"): the
 numbers of a record sit in flat arrays and its texts (endpoint, provider, credential, team, which
-are the catalogue's and the team's own strings) in lists, all in the slot of its call id's sequence
-number; nothing is created per record. A record becomes a dict only when read (``GET
-/calls/{id}``, the state export, the receipts).
+are the catalogue's and the team's own strings, and ``who``: a tuple the caller's membership
+shares between its calls) in lists, all in the slot of its call id's sequence number; nothing is
+created per record. The slots grow on use (an idle model keeps none) up to the limit, then are
+reused as a ring. A record becomes a dict only when read (``GET /calls``, the state export).
 Records whose id is not of this model's form (imported state) are kept apart, likewise bounded.
 """
 
@@ -16,13 +17,26 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
+from fakes.kernel.clock import MAX_EPOCH_MS
+from fakes.kernel.statecheck import StateReader, check_text, refuse
+
+from .ledger import MAX_AMOUNT
+
 MAX_CALL_RECORDS = 20_000
 _SEQ_DIGITS = 10  # call ids are "call_<prefix><10 hex digits of the sequence number>"
+CREDENTIALS = ("own_tool", "secret", "relay_key")
+TIERS = {"own_tool": "tool", "secret": "credential", "relay_key": "platform"}
 
-#: (endpoint_id, provider, credential, team_id, routed_id, replay_of)
-Texts = tuple["str | None", "str | None", "str | None", str, "str | None", "str | None"]
+#: who made a call: (user e-mail, client, tags or None, method); one tuple per membership and method
+#: on the planned path, shared by all its calls
+Who = tuple[str, str, "dict[str, str] | None", str]
+NOBODY: Who = ("", "", None, "GET")
+#: (endpoint_id, provider, credential, team_id, routed_id, replay_of, who)
+Texts = tuple["str | None", "str | None", "str | None", str, "str | None", "str | None", Who]
 #: an imported record: (texts, status, cost_micro, epoch_ms)
 _Other = tuple[Texts, int, int, int]
+RECORD_FIELDS = ("call_id", "endpoint_id", "provider", "credential", "status", "cost_micro", "billed", "replayed",
+                 "replay_of", "team_id", "epoch_ms", "routed_id", "user_email", "client", "tags", "method")
 
 
 class CallRecords:
@@ -31,16 +45,17 @@ class CallRecords:
     def __init__(self, id_prefix: str, limit: int = MAX_CALL_RECORDS) -> None:
         self.id_prefix = id_prefix  # what precedes the hex sequence number in this model's call ids
         self.limit = limit
-        self._seq = array("q", bytes(8 * limit))  # per slot: the sequence number it holds (0: none)
-        self._status = array("q", bytes(8 * limit))
-        self._cost = array("q", bytes(8 * limit))
-        self._at = array("q", bytes(8 * limit))
-        self._endpoint: list[str | None] = [None] * limit
-        self._provider: list[str | None] = [None] * limit
-        self._credential: list[str | None] = [None] * limit
-        self._team: list[str] = [""] * limit
-        self._routed: list[str | None] = [None] * limit
-        self._replay_of: list[str | None] = [None] * limit
+        self._seq = array("q")  # per slot: the sequence number it holds (0: none)
+        self._status = array("q")
+        self._cost = array("q")
+        self._at = array("q")
+        self._endpoint: list[str | None] = []
+        self._provider: list[str | None] = []
+        self._credential: list[str | None] = []
+        self._team: list[str] = []
+        self._routed: list[str | None] = []
+        self._replay_of: list[str | None] = []
+        self._who: list[Who] = []
         self._newest = 0  # highest sequence number recorded
         self._count = 0  # filled slots
         self._other: OrderedDict[str, _Other] = OrderedDict()
@@ -60,27 +75,44 @@ class CallRecords:
         except ValueError:
             return 0
 
+    def call_id(self, seq: int) -> str:
+        return f"{self.id_prefix}{seq:0{_SEQ_DIGITS}x}"
+
     def add(self, call_id: str, endpoint_id: str | None, provider: str | None, credential: str | None, status: int,
             cost_micro: int, team_id: str, epoch_ms: int, routed_id: str | None = None,
-            replay_of: str | None = None) -> None:
+            replay_of: str | None = None, who: Who = NOBODY) -> None:
         seq = self._seq_of(call_id)
         if seq <= 0:
-            self._other[call_id] = ((endpoint_id, provider, credential, team_id, routed_id, replay_of), status,
+            self._other[call_id] = ((endpoint_id, provider, credential, team_id, routed_id, replay_of, who), status,
                                     cost_micro, epoch_ms)
             if len(self._other) > self.limit:
                 self._other.popitem(last=False)
             return
-        self.put(seq, endpoint_id, provider, credential, team_id, status, cost_micro, epoch_ms)
+        self.put(seq, endpoint_id, provider, credential, team_id, status, cost_micro, epoch_ms, who)
         slot = seq % self.limit
         if self._seq[slot] == seq:
             self._routed[slot] = routed_id
             self._replay_of[slot] = replay_of
 
+    def _grow(self, slot: int) -> None:
+        """Make room for ``slot`` (doubling, so a run of calls grows the arrays a few times)."""
+        size = min(self.limit, max(slot + 1, 2 * len(self._seq), 64))
+        more = size - len(self._seq)
+        zeros = bytes(8 * more)
+        for numbers in (self._seq, self._status, self._cost, self._at):
+            numbers.frombytes(zeros)
+        for texts in (self._endpoint, self._provider, self._credential, self._routed, self._replay_of):
+            texts.extend([None] * more)
+        self._team.extend([""] * more)
+        self._who.extend([NOBODY] * more)
+
     def put(self, seq: int, endpoint_id: str | None, provider: str | None, credential: str | None, team_id: str,
-            status: int, cost_micro: int, epoch_ms: int) -> None:
+            status: int, cost_micro: int, epoch_ms: int, who: Who = NOBODY) -> None:
         """The record of this model's call number ``seq`` (not routed, not a replay): :meth:`add`
         without reading the number back from the call id (a planned call has it at hand)."""
         slot = seq % self.limit
+        if slot >= len(self._seq):
+            self._grow(slot)
         held = self._seq[slot]
         if held > seq:
             return  # a call that outlived limit later calls: its slot is taken, it has fallen off
@@ -94,6 +126,7 @@ class CallRecords:
         self._provider[slot] = provider
         self._credential[slot] = credential
         self._team[slot] = team_id
+        self._who[slot] = who
         self._routed[slot] = self._replay_of[slot] = None
         if seq > self._newest:
             self._newest = seq
@@ -103,7 +136,7 @@ class CallRecords:
         if seq <= 0 or seq <= self._newest - self.limit:
             return None
         slot = seq % self.limit
-        return slot if self._seq[slot] == seq else None
+        return slot if slot < len(self._seq) and self._seq[slot] == seq else None
 
     def get(self, call_id: str, default: Any = None) -> Any:
         """The record as a dict, or ``default``."""
@@ -113,20 +146,102 @@ class CallRecords:
         other = self._other.get(call_id)
         return default if other is None else _record(call_id, *other)
 
+    def _texts(self, slot: int) -> Texts:
+        return (self._endpoint[slot], self._provider[slot], self._credential[slot], self._team[slot],
+                self._routed[slot], self._replay_of[slot], self._who[slot])
+
     def _record(self, call_id: str, slot: int) -> dict[str, Any]:
-        texts = (self._endpoint[slot], self._provider[slot], self._credential[slot], self._team[slot],
-                 self._routed[slot], self._replay_of[slot])
-        return _record(call_id, texts, self._status[slot], self._cost[slot], self._at[slot])
+        return _record(call_id, self._texts(slot), self._status[slot], self._cost[slot], self._at[slot])
+
+    def _own_slots(self, newest_first: bool = False) -> Iterator[tuple[int, int]]:
+        """(sequence number, slot) of this model's own records, oldest first (or newest first)."""
+        seqs = range(max(1, self._newest - self.limit + 1), self._newest + 1)
+        size = len(self._seq)
+        for seq in (reversed(seqs) if newest_first else seqs):
+            slot = seq % self.limit
+            if slot < size and self._seq[slot] == seq:
+                yield seq, slot
 
     def values(self) -> Iterator[dict[str, Any]]:
         """Every record, oldest first (imported ones before this model's own)."""
         others = [_record(call_id, *row) for call_id, row in self._other.items()]
-        own = []
-        for seq in range(max(1, self._newest - self.limit + 1), self._newest + 1):
-            slot = seq % self.limit
-            if self._seq[slot] == seq:
-                own.append(self._record(f"{self.id_prefix}{seq:0{_SEQ_DIGITS}x}", slot))
+        own = [self._record(self.call_id(seq), slot) for seq, slot in self._own_slots()]
         return iter(others + own)
+
+    def of_team(self, team_id: str, limit: int, *, before_seq: int | None = None, since_ms: int = 0,
+                user_email: str | None = None) -> list[dict[str, Any]]:
+        """The team's newest records first (its own calls, then imported ones), at most ``limit``."""
+        rows: list[dict[str, Any]] = []
+        for seq, slot in self._own_slots(newest_first=True):
+            if len(rows) >= limit:
+                return rows
+            if (self._team[slot] != team_id or (before_seq is not None and seq >= before_seq)
+                    or self._at[slot] < since_ms or (user_email is not None and self._who[slot][0] != user_email)):
+                continue
+            rows.append({"seq": seq, **self._record(self.call_id(seq), slot)})
+        for call_id, row in reversed(self._other.items()):
+            if len(rows) >= limit:
+                break
+            texts = row[0]
+            if texts[3] == team_id and row[3] >= since_ms and (user_email is None or texts[6][0] == user_email):
+                rows.append({"seq": None, **_record(call_id, *row)})
+        return rows
+
+    def receipts(self, endpoint_ids: set[str]) -> dict[str, tuple[int, int]]:
+        """endpoint id -> (calls recorded, micro-USD charged) for those of ``endpoint_ids`` called."""
+        found: dict[str, list[int]] = {}
+        endpoints, costs = self._endpoint, self._cost
+        for _seq, slot in self._own_slots():
+            endpoint = endpoints[slot]
+            if endpoint in endpoint_ids:
+                row = found.setdefault(endpoint, [0, 0])
+                row[0] += 1
+                row[1] += costs[slot]
+        for texts, _status, cost, _at in self._other.values():
+            endpoint = texts[0]
+            if endpoint is not None and endpoint in endpoint_ids:
+                total = found.setdefault(endpoint, [0, 0])
+                total[0] += 1
+                total[1] += cost
+        return {k: (v[0], v[1]) for k, v in found.items()}
+
+    def scan(self, team_id: str, since_ms: int = 0) -> Iterator[tuple[str, str, str, int]]:
+        """(user e-mail, client, endpoint id or provider or "-", epoch ms) of the team's records at or
+        after ``since_ms``, newest first: what the usage views count, without a dict per record."""
+        teams, at, endpoints, providers, who = self._team, self._at, self._endpoint, self._provider, self._who
+        for _seq, slot in self._own_slots(newest_first=True):
+            when = at[slot]
+            if when < since_ms:
+                break
+            if teams[slot] == team_id:
+                by = who[slot]
+                yield by[0], by[1], endpoints[slot] or providers[slot] or "-", when
+        for texts, _status, _cost, when in reversed(self._other.values()):
+            if texts[3] == team_id and when >= since_ms:
+                yield texts[6][0], texts[6][1], texts[0] or texts[1] or "-", when
+
+    def count_since(self, team_id: str, since_ms: int, user_email: str | None = None) -> int:
+        """The team's (or one member's) recorded calls at or after ``since_ms``."""
+        count = 0
+        for _seq, slot in self._own_slots(newest_first=True):
+            if self._at[slot] < since_ms:
+                break
+            if self._team[slot] == team_id and (user_email is None or self._who[slot][0] == user_email):
+                count += 1
+        return count
+
+    def count_trial(self, team_id: str, provider: str, since_ms: int, paid: set[str] | None = None) -> int:
+        """The team's 2xx calls of ``provider`` on the relay's key at or after ``since_ms`` (a trial
+        pool's allowance: only its paid endpoints when ``paid`` names them)."""
+        count = 0
+        for _seq, slot in self._own_slots(newest_first=True):
+            if self._at[slot] < since_ms:
+                break
+            if (self._team[slot] == team_id and self._provider[slot] == provider
+                    and self._credential[slot] == "relay_key" and 200 <= self._status[slot] < 300
+                    and (paid is None or self._endpoint[slot] in paid)):
+                count += 1
+        return count
 
     @property
     def newest(self) -> int:
@@ -139,24 +254,42 @@ class CallRecords:
     def __contains__(self, call_id: object) -> bool:
         return isinstance(call_id, str) and (self._slot(call_id) is not None or call_id in self._other)
 
-    def load(self, record: Any) -> None:
-        """A record as :meth:`values` exports it (the state's ``calls``); ``ValueError`` when malformed."""
-        if not isinstance(record, dict) or not isinstance(record.get("call_id"), str):
-            raise ValueError("each call record needs a call_id")
-        status, cost, at = record.get("status", 0), record.get("cost_micro", 0), record.get("epoch_ms", 0)
-        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63 for v in (status, cost, at)):
-            raise ValueError("a call record's status, cost_micro and epoch_ms are non-negative integers")
-        texts = [record.get(name) for name in ("endpoint_id", "provider", "credential", "routed_id", "replay_of")]
-        if not all(v is None or isinstance(v, str) for v in texts):
-            raise ValueError("a call record's endpoint_id, provider, credential, routed_id and replay_of are "
-                             "strings or null")
-        endpoint_id, provider, credential, routed_id, replay_of = texts
-        self.add(record["call_id"], endpoint_id, provider, credential, status, cost, str(record.get("team_id", "")),
-                 at, routed_id, replay_of)
+    def load(self, read: StateReader) -> None:
+        """A record as :meth:`values` exports it (the state's ``calls``), each field checked."""
+        read.only(RECORD_FIELDS)
+        call_id = read.text("call_id", min_length=1, max_length=200)
+        texts = [read.text(name, max_length=500, nullable=True) if read.has(name) else None
+                 for name in ("endpoint_id", "provider", "routed_id", "replay_of")]
+        credential = read.choice("credential", (*CREDENTIALS, None)) if read.has("credential") else None
+        status = read.integer("status", minimum=100, maximum=599)
+        cost = read.integer("cost_micro", minimum=0, maximum=MAX_AMOUNT - 1)
+        at = read.integer("epoch_ms", minimum=0, maximum=MAX_EPOCH_MS)
+        team_id = read.text("team_id", min_length=1, max_length=200)
+        for name in ("billed", "replayed"):
+            if read.has(name):
+                read.boolean(name)
+        who = read_who(read) if read.has("user_email") else NOBODY
+        endpoint_id, provider, routed_id, replay_of = texts
+        self.add(call_id, endpoint_id, provider, credential, status, cost, team_id, at, routed_id, replay_of, who)
+
+
+def read_who(read: StateReader) -> Who:
+    email = read.text("user_email", max_length=320)
+    client = read.text("client", max_length=64) if read.has("client") else ""
+    method = read.choice("method", ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")) \
+        if read.has("method") else "GET"
+    tags = None
+    if read.has("tags") and read.raw("tags") is not None:
+        raw = read.mapping("tags")
+        if len(raw) > 5:
+            refuse(read.where("tags"), "holds more than 5 tags")
+        tags = {check_text(k, read.where("tags"), min_length=1, max_length=32):
+                check_text(v, read.where(f"tags.{k}"), min_length=1, max_length=128) for k, v in raw.items()}
+    return (email, client, tags, method)
 
 
 def _record(call_id: str, texts: Texts, status: int, cost: int, epoch_ms: int) -> dict[str, Any]:
-    endpoint_id, provider, credential, team_id, routed_id, replay_of = texts
+    endpoint_id, provider, credential, team_id, routed_id, replay_of, who = texts
     record: dict[str, Any] = {"call_id": call_id, "endpoint_id": endpoint_id, "provider": provider,
                               "credential": credential, "status": status, "cost_micro": cost, "billed": cost > 0,
                               "replayed": replay_of is not None}
@@ -165,4 +298,6 @@ def _record(call_id: str, texts: Texts, status: int, cost: int, epoch_ms: int) -
     record["team_id"], record["epoch_ms"] = team_id, epoch_ms
     if routed_id is not None:
         record["routed_id"] = routed_id
+    if who is not NOBODY:
+        record["user_email"], record["client"], record["tags"], record["method"] = who
     return record

@@ -7,8 +7,7 @@ except the firewall's 403, which comes from in front of the relay and carries no
 
 from __future__ import annotations
 
-import base64
-import binascii
+import functools
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -22,8 +21,13 @@ from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import json_response, parse_query, query_int
 from fakes.kernel.verdicts import flag
 
-from . import pages, rules
+from . import asyncjobs, pages, rules
+from .accounts import billing as accounts_billing
+from .accounts import http as accounts_http
+from .accounts import routes_auth, routes_keys, routes_more, routes_orgs
+from .accounts.http import decode_body
 from .calls import CallInput, CallOutput
+from .mcp import MCP_APP
 from .teams import Team
 
 if TYPE_CHECKING:
@@ -71,6 +75,8 @@ raw_response = RawResponse
 
 #: request headers that keep a GET off the planned path (and the relay's body-encoding header)
 _NOT_PLANNED = frozenset({b"content-length", b"transfer-encoding", b"idempotency-key"})
+#: treg's /call/ answers every method (the kernel answers HEAD as GET without the body)
+CALL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
 def _has_body(method: str, headers: Mapping[bytes, bytes]) -> bool:
@@ -78,137 +84,166 @@ def _has_body(method: str, headers: Mapping[bytes, bytes]) -> bool:
     return method != "GET" or b"content-length" in headers or b"transfer-encoding" in headers
 
 
-def routes(fake: RelayFake) -> list[BaseRoute]:
-    h = fake.model_headers
+def fake_of(request: Request) -> RelayFake:
+    """The fake (or world) this request reached: the kernel puts it in the scope. Routes are built
+    once per process and shared by every fake and world (a world then costs no routes of its own)."""
+    fake: RelayFake = request.scope["app"]
+    return fake
 
-    def team_of(request: Request) -> Team:
-        token = request.headers.get(h().token) or _bearer(request)
-        team = fake.model.team_for_token(token)
-        if team is None:
-            raise ServiceError(401, f"missing or unknown {h().token}", code="unauthorized")
-        return team
 
-    async def call(request: Request) -> Response:
-        scope = request.scope
-        names = fake.model.h
-        if scope["method"] == "GET":  # a repeated call may be answered from its plan (fakes/relay/plans.py)
-            token = None
-            for name, value in scope["headers"]:
-                if name == names.token_b:
-                    token = value
-                elif name in _NOT_PLANNED or name == names.body_encoding_b:
-                    break  # a body, its encoding or an idempotency key: the full pipeline answers
-            else:
-                answer = fake.model.call_planned(scope["path_params"]["target"],
-                                                 scope["query_string"].decode("latin-1"),
-                                                 token.decode("latin-1") if token is not None else None)
-                if answer is not None:
-                    return raw_response(*answer)
-        headers = dict(scope["headers"])
-        raw = await request.body() if _has_body(scope["method"], headers) else b""
-        encoding_raw = headers.get(names.body_encoding_b)
-        encoding = encoding_raw.decode("latin-1") if encoding_raw is not None else None
-        if blocked_by_firewall(raw):
-            flag(request, rules.UNENCODED_SQL_OR_HTML, f"{len(raw)}-byte body without {names.body_encoding}: base64")
-            if fake.settings.firewall:
-                return raw_response(403, [("content-type", "text/html; charset=utf-8")], FIREWALL_PAGE)
-        body = raw
-        if encoding is not None:
-            try:
-                if encoding.strip().lower() != "base64":
-                    raise ValueError(encoding)
-                body = base64.b64decode(b"".join(raw.split()), validate=True)
-            except (ValueError, binascii.Error):
-                call_id = fake.model.next_call_id()
-                return raw_response(400, [("content-type", "application/json"), (names.call_id, call_id),
-                                          (names.error, "1")],
-                                    fake.render({"detail": f"invalid {names.body_encoding} body (only base64 is "
-                                                           "supported, and the body must be valid base64)",
-                                                 "error": "invalid_body_encoding"}))
-        query_string = scope["query_string"]
-        params = dict(parse_query(request).items())  # the kernel parses each query string once
-        token = headers.get(names.token_b)
-        key = headers.get(b"idempotency-key")
-        output: CallOutput = await fake.model.call(CallInput(
-            method=scope["method"], target=scope["path_params"]["target"],
-            query=query_string.decode("latin-1"), params=params, headers=scope["headers"],
-            body=body, token=token.decode("latin-1") if token is not None else None,
-            idempotency_key=key.decode("latin-1") if key is not None else None))
-        for rule, detail in output.flags:
-            flag(request, rule, detail)
-        return raw_response(output.status, output.headers, output.body)
+def team_of(request: Request) -> Team:
+    fake = fake_of(request)
+    h = fake.model.h
+    team = fake.model.team_for_token(request.headers.get(h.token) or _bearer(request))
+    if team is None:
+        raise ServiceError(401, f"missing or unknown {h.token}", code="unauthorized")
+    return team
 
-    async def search(request: Request) -> Response:
-        query = parse_query(request)
-        limit = query_int(request, "limit", 25, minimum=1, maximum=100)
-        assert limit is not None
-        return json_response(fake.model.search(query.get("q", ""), limit))
 
-    async def endpoint(request: Request) -> Response:
-        entry_id = request.path_params["entry_id"]
-        detail = fake.model.endpoint_detail(entry_id)
-        if detail is None:
-            raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint",
-                               did_you_mean=[r["id"] for r in fake.model.search(entry_id, 3)["results"]])
-        return json_response(detail)
+async def call(request: Request) -> Response:
+    scope = request.scope
+    fake: RelayFake = scope["app"]
+    names = fake.model.h
+    if scope["method"] == "GET":  # a repeated call may be answered from its plan (fakes/relay/plans.py)
+        token = None
+        prefix = names.lower_prefix_b
+        for name, value in scope["headers"]:
+            if name == names.token_b:
+                token = value
+            elif name in _NOT_PLANNED or name.startswith(prefix):
+                break  # a body, an idempotency key or another relay header (org, tags, route): the full pipeline
+        else:
+            answer = fake.model.call_planned(scope["path_params"]["target"],
+                                             scope["query_string"].decode("latin-1"),
+                                             token.decode("latin-1") if token is not None else None)
+            if answer is not None:
+                return raw_response(*answer)
+    headers = dict(scope["headers"])
+    raw = await request.body() if _has_body(scope["method"], headers) else b""
+    encoding_raw = headers.get(names.body_encoding_b)
+    encoding = encoding_raw.decode("latin-1") if encoding_raw is not None else None
+    if blocked_by_firewall(raw):
+        flag(request, rules.UNENCODED_SQL_OR_HTML, f"{len(raw)}-byte body without {names.body_encoding}: base64")
+        if fake.settings.firewall:
+            return raw_response(403, [("content-type", "text/html; charset=utf-8")], FIREWALL_PAGE)
+    body = raw
+    if encoding is not None:
+        try:
+            body = decode_body(raw, encoding)
+        except ValueError as exc:
+            call_id = fake.model.next_call_id()
+            return raw_response(400, [("content-type", "application/json"), (names.call_id, call_id),
+                                      (names.error, "1")],
+                                fake.render({"detail": f"invalid {names.body_encoding} body: {exc} (base64, gzip "
+                                                       "or base64+gzip, and a body that decodes)",
+                                             "error": "invalid_body_encoding"}))
+    query_string = scope["query_string"]
+    params = dict(parse_query(request).items())  # the kernel parses each query string once
+    token = headers.get(names.token_b)
+    key = headers.get(b"idempotency-key")
+    output: CallOutput = await fake.model.call(CallInput(
+        method=scope["method"], target=scope["path_params"]["target"],
+        query=query_string.decode("latin-1"), params=params, headers=scope["headers"],
+        body=body, token=_token(request, token), idempotency_key=key.decode("latin-1") if key is not None else None,
+        decoded=encoding is not None, try_plan=False))
+    for rule, detail in output.flags:
+        flag(request, rule, detail)
+    return raw_response(output.status, output.headers, output.body)
 
-    async def access(request: Request) -> Response:
-        entry_id = request.path_params["entry_id"]
-        team = fake.model.team_for_token(request.headers.get(h().token) or _bearer(request))
-        answer = fake.model.access(entry_id, team)
-        if answer is None:
-            raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint")
-        return json_response(answer)
 
-    async def platforms(request: Request) -> Response:
-        return json_response({"platforms": fake.model.platforms()})
+async def search(request: Request) -> Response:
+    query = parse_query(request)
+    limit = query_int(request, "limit", 25, minimum=1, maximum=100)
+    assert limit is not None
+    return json_response(fake_of(request).model.search(query.get("q", ""), limit))
 
-    async def balance(request: Request) -> Response:
-        return json_response(team_of(request).summary())
 
-    async def call_record(request: Request) -> Response:
-        team = team_of(request)
-        record = fake.model.calls.get(request.path_params["call_id"])
-        if record is None or record["team_id"] != team.team_id:
-            raise ServiceError(404, f"no call {request.path_params['call_id']!r} of this team", code="not_found")
-        return json_response({k: record[k] for k in ("call_id", "endpoint_id", "provider", "credential", "status",
-                                                     "cost_micro", "billed", "replayed")})
+async def endpoint(request: Request) -> Response:
+    model = fake_of(request).model
+    entry_id = request.path_params["entry_id"]
+    detail = model.endpoint_detail(entry_id)
+    if detail is None:
+        raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint",
+                           did_you_mean=[r["id"] for r in model.search(entry_id, 3)["results"]])
+    return json_response(detail)
 
-    async def orgs(request: Request) -> Response:
-        team = team_of(request)
-        return json_response([_org_row(team)])
 
-    async def org_balance(request: Request) -> Response:
-        team = team_of(request)
-        if request.path_params["org_id"] != _org_number(team):
-            raise ServiceError(404, "no such org for this token", code="not_found")
-        limit = query_int(request, "limit", 20, minimum=0, maximum=500)
-        assert limit is not None
-        items = [{"created_at": row["at"], "kind": row["kind"], "amount_micro": row["amount_micro"],
-                  "endpoint_id": row["endpoint_id"], "call_id": row["call_id"]}
-                 for row in reversed(team.ledger_rows())][:limit]
-        return json_response({"balance_micro": team.balance_micro, "holds_micro": team.holds_micro, "blocks": [],
-                              "holds": [{"amount_micro": amount, "endpoint_id": endpoint_id}
-                                        for amount, endpoint_id in team.holds.values()],
-                              "entries": {"items": items}})
+async def access(request: Request) -> Response:
+    model = fake_of(request).model
+    entry_id = request.path_params["entry_id"]
+    team = model.team_for_token(request.headers.get(model.h.token) or _bearer(request))
+    answer = model.access(entry_id, team)
+    if answer is None:
+        raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint")
+    return json_response(answer)
 
-    async def text_page(request: Request) -> Response:
-        return pages.render(fake, get_route_path(request.scope))
 
+async def platforms(request: Request) -> Response:
+    return json_response({"platforms": fake_of(request).model.platforms()})
+
+
+async def balance(request: Request) -> Response:
+    fake = fake_of(request)
+    team = accounts_http.member(request).team
+    asyncjobs.settle_due(fake.model, team)
+    accounts_billing.settle_due(fake.model.accounts, team)
+    return json_response(team.summary())
+
+
+async def platform(request: Request) -> Response:
+    """One provider's entries grouped by capability (treg ``catalog_platform``: 404 for no such one)."""
+    model = fake_of(request).model
+    slug = request.path_params["slug"]
+    hidden = request.query_params.get("include_hidden", "0")
+    if hidden not in ("0", "1"):
+        raise accounts_http.invalid(["query", "include_hidden"], "Input should be a valid integer", "int_parsing")
+    entries = [e for e in model.all_entries() if e["provider"] == slug]
+    if not entries:
+        raise ServiceError(404, f"unknown platform {slug!r}", code="not_found")
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        grouped.setdefault(entry["capability"], []).append(model.endpoint_view(entry))
+    provider = model.provider(slug) or {}
+    return json_response({
+        "platform": {"slug": slug, "label": provider.get("display_name", slug), "category": "web"},
+        "capabilities": [{"id": cap, "description": cap, "endpoints": sorted(views, key=lambda v: str(v["id"]))}
+                         for cap, views in sorted(grouped.items())],
+        "extended": [], "hidden_count": 0,
+        "domains": sorted({e["domain"] for e in entries}),
+        "providers": {slug: {"service": slug, "display_name": provider.get("display_name", slug),
+                             "limits": provider.get("limits", {}), "pricing_url": provider.get("pricing_url"),
+                             "docs": provider.get("docs")}}})
+
+
+async def text_page(request: Request) -> Response:
+    return pages.render(fake_of(request), get_route_path(request.scope))
+
+
+@functools.cache
+def routes() -> list[BaseRoute]:
+    """The relay's routes, built once per process and shared by every fake and world."""
     return [
-        Route("/call/{target:path}", call, methods=["GET", "POST"]),
+        Route("/call/{target:path}", call, methods=list(CALL_METHODS)),
         Route("/catalog/search", search, methods=["GET"]),
         Route("/catalog/endpoints/{entry_id}/access", access, methods=["GET"]),
         Route("/catalog/endpoints/{entry_id:path}", endpoint, methods=["GET"]),
         Route("/catalog/platforms", platforms, methods=["GET"]),
+        Route("/catalog/platforms/{slug}", platform, methods=["GET"]),
         Route("/balance", balance, methods=["GET"]),
-        Route("/calls/{call_id}", call_record, methods=["GET"]),
-        Route("/orgs", orgs, methods=["GET"]),
-        Route("/orgs/{org_id:int}/balance", org_balance, methods=["GET"]),
         *[Route(path, text_page, methods=["GET"]) for path in pages.PATHS],
+        *accounts_http.body_first([*routes_auth.ROUTES, *routes_orgs.ROUTES, *routes_keys.ROUTES,
+                                   *routes_more.ROUTES]),
         Route("/tools/{provider}", text_page, methods=["GET"]),
-        Mount("/mcp/v2", app=fake.mcp_app),
+        Mount("/mcp/v2", app=MCP_APP),
+        Mount("/mcp", app=MCP_APP),
     ]
+
+
+def _token(request: Request, raw: bytes | None) -> str | None:
+    """The call's token: the token header, else a bearer token (treg reads both)."""
+    if raw is not None:
+        return raw.decode("latin-1")
+    return _bearer(request)
 
 
 def _bearer(request: Request) -> str | None:

@@ -6,6 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fakes.kernel.clock import MAX_EPOCH_MS
+from fakes.kernel.statecheck import StateReader
+
+#: thresholds and Retry-After seconds (the control plane's bodies take the same range)
+MAX_SATURATION = 10**9
+
 
 @dataclass
 class Saturation:
@@ -48,6 +54,7 @@ class Saturation:
         self.in_flight = max(0, self.in_flight - 1)
 
     def update(self, body: dict[str, Any]) -> None:
+        """Changes already checked (the control plane's schema, or :meth:`load`)."""
         if "saturated" in body:
             self.forced = bool(body["saturated"])
         for name in ("max_in_flight", "max_per_second", "retry_after_s"):
@@ -57,3 +64,19 @@ class Saturation:
     def describe(self) -> dict[str, Any]:
         return {"saturated": self.forced, "max_in_flight": self.max_in_flight, "max_per_second": self.max_per_second,
                 "retry_after_s": self.retry_after_s, "in_flight": self.in_flight}
+
+    def to_state(self) -> dict[str, Any]:
+        """The switch, thresholds and the current clock second's count (a restored copy refuses the
+        same next call); calls in flight are not exported (they do not survive an import)."""
+        return {**self.describe(), "second": self._second, "started": self._started}
+
+    def load(self, read: StateReader) -> None:
+        read.only(("saturated", "max_in_flight", "max_per_second", "retry_after_s", "in_flight", "second", "started"))
+        self.forced = read.boolean("saturated")
+        for name in ("max_in_flight", "max_per_second", "retry_after_s"):
+            setattr(self, name, read.integer(name, minimum=0, maximum=MAX_SATURATION))
+        if read.has("in_flight"):
+            read.integer("in_flight", minimum=0, maximum=MAX_SATURATION)
+        if read.has("second"):
+            self._second = read.integer("second", minimum=-1, maximum=MAX_EPOCH_MS // 1000)
+            self._started = read.integer("started", minimum=0, maximum=MAX_SATURATION)

@@ -40,6 +40,17 @@ class RelaySettings(FakeSettings):
         "help": "calls per minute a simulated provider accepts per credential before its own 429"})
     firewall: bool = field(default=True, metadata={
         "help": "the web firewall in front of the relay: a body with SQL or HTML is a 403 HTML page"})
+    platform_daily_cap_micro: int = field(default=0, metadata={
+        "help": "a day's spend on the relay's keys per team when the team set no ceiling of its own (0: none; "
+                "treg's platform_daily_cap_usd, default 0)"})
+    trial_allowance: int = field(default=50, metadata={
+        "help": "calls a team may make per UTC day to a trial-pool provider (served at $0 on the relay's free key)"})
+    async_task_s: int = field(default=30, metadata={
+        "help": "seconds of the fake's clock an asynchronous provider takes to finish a submitted task"})
+    topup_min_usd: int = field(default=10, metadata={"help": "the smallest top-up through a checkout (treg: $10)"})
+    checkout_s: int = field(default=60, metadata={
+        "help": "seconds of the fake's clock after which a started checkout is paid (unless paid or cancelled "
+                "through the control plane first)"})
     providers: int = field(default=60, metadata={"help": "catalogued providers (seed: about 60)"})
     endpoints: int = field(default=2900, metadata={"help": "catalogued endpoints (seed: about 2,900)"})
 
@@ -50,11 +61,16 @@ class RelaySettings(FakeSettings):
         if not prefix or not all(ch.isalnum() or ch == "-" for ch in prefix) or prefix.endswith("-"):
             raise SettingsError(f"header_prefix must be a header name such as X-Proxy, got {self.header_prefix!r}")
         for name in ("start_balance_micro", "max_in_flight", "max_per_second", "retry_after_s",
-                     "idempotency_ttl_s", "upstream_latency_ms", "upstream_rate_limit"):
+                     "idempotency_ttl_s", "upstream_latency_ms", "upstream_rate_limit", "platform_daily_cap_micro",
+                     "trial_allowance", "async_task_s", "topup_min_usd", "checkout_s"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must be >= 0")
         if self.start_balance_micro > 10**12:  # the most a control-plane body may name (bodies.MAX_MICRO)
             raise SettingsError("start_balance_micro must be <= 1000000000000 (one million USD)")
+        if self.platform_daily_cap_micro > 10**12 or self.async_task_s > 86_400 or self.checkout_s > 86_400 \
+                or self.topup_min_usd > 10_000 or self.trial_allowance > 10**6:
+            raise SettingsError("platform_daily_cap_micro <= 10^12, async_task_s and checkout_s <= 86400, "
+                                "topup_min_usd <= 10000, trial_allowance <= 10^6")
         if not 0 <= self.hit_rate <= 1:
             raise SettingsError("hit_rate must be between 0 and 1")
         if not 20 <= self.providers <= 200 or not 100 <= self.endpoints <= 20_000:

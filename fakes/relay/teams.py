@@ -7,11 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakes.kernel.clock import iso_ms
+from fakes.kernel.clock import MAX_EPOCH_MS, iso_ms
+from fakes.kernel.statecheck import StateReader
 
-from .ledger import MAX_AMOUNT, Ledger, LedgerRow
+from .accounts.orgdata import OrgData
+from .ledger import FIELDS, LEDGER_ROWS, MAX_AMOUNT, Ledger, LedgerRow
 
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
+#: a provider whose rung-1 tool is chosen per call (several tools on its host, a path-scoped base URL,
+#: a project scope): the full pipeline resolves it (fakes/relay/accounts/keys.py)
+RESOLVE = "\0resolve"
 _NO_HOLD = (0, "")
 
 
@@ -19,10 +24,12 @@ _NO_HOLD = (0, "")
 class Team:
     team_id: str
     name: str
-    token: str
+    token: str  # the token of its first member (the owner); every member's token reaches the same balance
     balance_micro: int
-    tools: dict[str, str] = field(default_factory=dict)    # provider -> the team's own key
-    secrets: dict[str, str] = field(default_factory=dict)  # provider -> stored secret
+    #: rung 1 and rung 2 of the ladder, provider -> key, derived from the team's tools and secrets
+    #: (fakes/relay/accounts/keys.py refresh_ladder); a rung-1 value RESOLVE means "chosen per call"
+    tools: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)
     holds: dict[str, tuple[int, str]] = field(default_factory=dict)  # call_id -> (amount_micro, endpoint_id)
     holds_micro: int = 0
     #: the last LEDGER_ROWS movements, oldest first (dicts, with the time formatted, are built when read)
@@ -30,6 +37,15 @@ class Team:
     #: False: the simulated providers neither count nor limit this team's calls (the benchmark's team,
     #: which calls one provider thousands of times at one virtual instant); other teams keep the limit
     upstream_rate_limited: bool = True
+    #: its account data: slug, members, policy, credentials, billing (fakes/relay/accounts/orgdata.py)
+    org: OrgData = field(default_factory=OrgData)
+    #: False while a team rule may refuse, reroute or rename a call (then no call is answered from a plan)
+    plannable: bool = True
+
+    @property
+    def number(self) -> int:
+        """The org id treg's routes name (``team_7`` is org 7)."""
+        return int(self.team_id.rpartition("_")[2])
 
     @property
     def available_micro(self) -> int:
@@ -82,42 +98,35 @@ class Team:
 
     def to_state(self) -> dict[str, Any]:
         return {"team_id": self.team_id, "name": self.name, "token": self.token, "balance_micro": self.balance_micro,
-                "tools": dict(self.tools), "secrets": dict(self.secrets),
-                "ledger": self.ledger.dicts(),
+                "ledger": self.ledger.dicts(), "org": self.org.to_state(),
                 **({} if self.upstream_rate_limited else {"upstream_rate_limited": False})}
 
     @classmethod
-    def from_state(cls, raw: dict[str, Any]) -> Team:
-        team = cls(team_id=_text(raw["team_id"]), name=_text(raw["name"]), token=_text(raw["token"]),
-                   balance_micro=micro_amount(raw["balance_micro"]))
-        team.tools = {_text(k): _text(v) for k, v in dict(raw.get("tools", {})).items()}
-        team.secrets = {_text(k): _text(v) for k, v in dict(raw.get("secrets", {})).items()}
-        for row in raw.get("ledger", []):
-            team.ledger.add(*_ledger_row(row))
-        limited = raw.get("upstream_rate_limited", True)
-        if not isinstance(limited, bool):
-            raise ValueError(f"upstream_rate_limited must be true or false, got {limited!r}")
-        team.upstream_rate_limited = limited
+    def from_state(cls, read: StateReader) -> Team:
+        """A team as :meth:`to_state` exports it, each field checked (a 400 naming the field); its
+        ``org`` is read by the accounts' state reader."""
+        read.only(("team_id", "name", "token", "balance_micro", "ledger", "upstream_rate_limited", "org"))
+        team_id = read.text("team_id", min_length=6, max_length=30, pattern=r"team_[1-9][0-9]{0,17}")
+        team = cls(team_id=team_id, name=read.text("name", min_length=1, max_length=500),
+                   token=read.text("token", min_length=1, max_length=500),
+                   balance_micro=read.integer("balance_micro", minimum=0, maximum=MAX_AMOUNT - 1))
+        if read.has("ledger"):
+            for row in read.objects("ledger", max_items=LEDGER_ROWS):
+                team.ledger.add(*_ledger_row(row))
+        if read.has("upstream_rate_limited"):
+            team.upstream_rate_limited = read.boolean("upstream_rate_limited")
         return team
 
 
-def _ledger_row(raw: Any) -> LedgerRow:
-    if not isinstance(raw, dict) or not all(isinstance(raw.get(name), int) and not isinstance(raw.get(name), bool)
-                                            for name in ("epoch_ms", "amount_micro")):
-        raise ValueError("each ledger row needs integer epoch_ms and amount_micro")
-    kind, call_id, endpoint_id = raw.get("kind", "call"), raw.get("call_id"), raw.get("endpoint_id")
-    if not isinstance(kind, str) or not all(v is None or isinstance(v, str) for v in (call_id, endpoint_id)):
-        raise ValueError("a ledger row's kind is a string, its call_id and endpoint_id strings or null")
-    balance = raw.get("balance_micro", 0)
-    if not isinstance(balance, int) or isinstance(balance, bool):
-        raise ValueError("a ledger row's balance_micro is an integer")
-    return raw["epoch_ms"], kind, call_id, endpoint_id, raw["amount_micro"], balance
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"expected a non-empty string, got {value!r}")
-    return value
+def _ledger_row(read: StateReader) -> LedgerRow:
+    read.only(FIELDS)
+    kind = read.text("kind", min_length=1, max_length=40) if read.has("kind") else "call"
+    call_id = read.text("call_id", max_length=200, nullable=True) if read.has("call_id") else None
+    endpoint_id = read.text("endpoint_id", max_length=500, nullable=True) if read.has("endpoint_id") else None
+    amount = read.integer("amount_micro", minimum=-MAX_AMOUNT + 1, maximum=MAX_AMOUNT - 1)
+    balance = read.integer("balance_micro", minimum=-MAX_AMOUNT + 1, maximum=MAX_AMOUNT - 1) \
+        if read.has("balance_micro") else 0
+    return read.integer("epoch_ms", minimum=0, maximum=MAX_EPOCH_MS), kind, call_id, endpoint_id, amount, balance
 
 
 def micro_amount(value: Any) -> int:

@@ -22,7 +22,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.http import check_json_value, dumps
+from fakes.kernel.statecheck import refuse
 
 from . import billing, data
 from .catalogue import Entry, example_params
@@ -30,6 +32,7 @@ from .catalogue import Entry, example_params
 _FAIL = re.compile(r"fail-(timeout|[1-5][0-9][0-9])")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+_SENDABLE_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
 _JSON_TYPE = ("content-type", "application/json")
 _NO_CALLS = (-1, 0)
 #: framing is the relay's own (a canned one would contradict the body it sends)
@@ -134,6 +137,19 @@ class SimulatedUpstream:
         status, body, parsed, miss = cached
         return status, list(limits), body, parsed, miss
 
+    def windows_state(self) -> list[list[Any]]:
+        """Each provider's count of calls per credential in its last clock minute (exported: a restored
+        copy answers the 601st call of a minute with the same 429)."""
+        return [[provider, credential, minute, calls]
+                for (provider, credential), (minute, calls) in self._window.items()]
+
+    def load_window(self, row: Any, where: str) -> None:
+        if (not isinstance(row, list) or len(row) != 4 or not all(isinstance(x, str) and x for x in row[:2])
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in row[2:])
+                or not 0 <= row[2] <= MAX_EPOCH_MS // 60_000 or not 0 <= row[3] <= 2**31):
+            refuse(where, "must be [provider, credential, minute (0 to the last minute of year 9999), calls]")
+        self._window[(row[0], row[1])] = (row[2], row[3])
+
     def window(self, provider: str, credential: str, now_ms: int) -> int:
         """The provider's count of this credential's calls in the clock minute, this call included
         (not yet stored: :meth:`respond` stores it, or :meth:`count` for a call answered from a plan)."""
@@ -198,7 +214,7 @@ class SimulatedUpstream:
 
 def _rows(params: dict[str, str], drawn: int) -> int:
     raw = params.get("limit", "")
-    return min(int(raw), 100, drawn + 2) if raw.isdigit() and int(raw) > 0 else drawn
+    return min(int(raw), 100, drawn + 2) if raw.isascii() and raw.isdigit() and int(raw) > 0 else drawn
 
 
 class CannedUpstream:
@@ -285,12 +301,51 @@ class AsgiUpstream:
         return UpstreamResponse(status, headers, b"".join(parts))
 
 
+class FakeUpstream:
+    """Another fake served by the same ``fakes serve`` process, found by name at each call: in a
+    world, that fake's world of the same id (so world ``a``'s relay uses world ``a``'s enrichment in
+    every serving mode), called in process through its ``local_app`` (paths below its base URL, so
+    its mount prefix and world segment never matter)."""
+
+    def __init__(self, name: str, world_of: Callable[[], str | None]) -> None:
+        self.name = name
+        self.world_of = world_of
+
+    async def __call__(self, request: UpstreamRequest) -> UpstreamResponse:
+        from fakes import registry  # the registry imports the services lazily; this is a call, not an import
+
+        other = registry.live_fake(self.name, self.world_of())
+        if other is None:
+            raise LookupError(f"no fake {self.name!r} is served by this process any more")
+        return await AsgiUpstream(other.local_app)(request)  # paths below its base: no prefix, no world segment
+
+
 async def call_handler(handler: Handler, request: UpstreamRequest) -> UpstreamResponse:
     result = handler(request)
     if inspect.isawaitable(result):
         result = await result
+    return checked_response(result)
+
+
+def checked_response(result: Any) -> UpstreamResponse:
+    """A registered upstream's answer, refused (``TypeError``: the relay's own 502, the hold released,
+    nothing charged) unless it is one the relay can send: an :class:`UpstreamResponse` with a status
+    from 100 to 599, ``headers`` a list of (name, value) string pairs with HTTP-token names and
+    latin-1 values without line breaks, and ``body`` bytes."""
     if not isinstance(result, UpstreamResponse):
         raise TypeError(f"an upstream handler must return an UpstreamResponse, got {type(result).__name__}")
     if not isinstance(result.status, int) or isinstance(result.status, bool) or not 100 <= result.status <= 599:
-        raise TypeError(f"an upstream handler answered status {result.status!r} (100-599)")  # the relay's 502
+        raise TypeError(f"an upstream handler answered status {result.status!r} (100-599)")
+    if not isinstance(result.body, (bytes, bytearray)):
+        raise TypeError(f"an upstream handler's body must be bytes, got {type(result.body).__name__}")
+    if not isinstance(result.headers, list):
+        raise TypeError(f"an upstream handler's headers must be a list of (name, value) pairs, got "
+                        f"{type(result.headers).__name__}")
+    for pair in result.headers:
+        if (not isinstance(pair, tuple) or len(pair) != 2 or not isinstance(pair[0], str)
+                or not isinstance(pair[1], str) or not _TOKEN.fullmatch(pair[0])
+                or not _SENDABLE_VALUE.fullmatch(pair[1])):
+            raise TypeError(f"an upstream handler's header {pair!r} is not a (token name, latin-1 value) pair")
+    if isinstance(result.body, bytearray):
+        result.body = bytes(result.body)
     return result

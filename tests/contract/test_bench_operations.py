@@ -16,7 +16,7 @@ from scenarios.bench.operations import send
 
 #: services whose bench_operations() are still being written (each is removed when its list is whole;
 #: xfail is strict, so a service that becomes whole fails here until it is taken off)
-PENDING: set[str] = {"relay"}
+PENDING: set[str] = set()
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options"}
 

@@ -21,7 +21,8 @@ VERIFY = "/call/mailscout.email.verify"  # per_call $0.003
 def _record(client: httpx.Client, response: httpx.Response) -> dict[str, Any]:
     found = client.get(f"/calls/{response.headers['X-Proxy-Call-Id']}")
     assert found.status_code == 200, found.text
-    return dict(found.json())
+    keys = ("call_id", "endpoint_id", "provider", "credential", "status", "cost_micro", "billed", "replayed")
+    return {k: found.json()[k] for k in keys}
 
 
 def _capture(fake: RelayFake, provider: str) -> list[UpstreamRequest]:
@@ -106,11 +107,11 @@ def test_unpriced_endpoint_is_refused_on_the_relay_key_and_served_on_an_own_key(
 def test_routed_capability_picks_the_cheapest_usable_provider(fake: RelayFake, team: dict[str, Any],
                                                               client: httpx.Client) -> None:
     response = client.get("/call/proxy.people.email.find", params=FIND_HIT)
-    assert response.headers["X-Proxy-Served-By"] == "mailscout"  # $0.0089 beats $0.012
+    assert response.headers["X-Proxy-Served-By"] == "mailscout.people.email.find"  # $0.0089 beats $0.012
     assert response.headers["X-Proxy-Cost-Micro"] == "8900"
     fake.add_tool(team["team_id"], "peoplegraph", "own")  # an own key costs the team nothing: it wins
     again = client.get("/call/proxy.people.email.find", params=FIND_HIT)
-    assert again.headers["X-Proxy-Served-By"] == "peoplegraph"
+    assert again.headers["X-Proxy-Served-By"] == "peoplegraph.people.email.find"
     assert "X-Proxy-Cost-Micro" not in again.headers
 
 

@@ -82,3 +82,56 @@ def test_the_official_cli_calls_searches_gets_and_reads_the_balance(tmp_path: Pa
         balance = run("balance")
         assert balance.returncode == 0 and "991100" in balance.stdout, balance.stdout + balance.stderr
     assert fake.team_info("team_1")["balance_micro"] == 1_000_000 - 8_900
+
+
+def test_the_official_cli_logs_in_creates_a_team_uploads_a_key_and_calls_unbilled(tmp_path: Path) -> None:
+    """``treg login`` (the browser's approval done through the control plane), ``treg org create``,
+    ``treg upload env`` (a key from a project's .env, matched against ``/providers.json``), then the
+    next call of that provider is served on the team's own key: unbilled."""
+    import time
+
+    treg = _treg()
+    fake = RelayFake(header_prefix="X-Treg", clock="real")
+    with fake.serve() as url:
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "TREG_URL": url, "TREG_TELEMETRY": "0",
+               "NO_COLOR": "1", "POSTHOG_DISABLED": "1", "BROWSER": "true"}
+
+        def run(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([treg, *args], capture_output=True, text=True, timeout=90, env=env,
+                                  stdin=subprocess.DEVNULL)
+
+        assert run("config", "--base-url", url).returncode == 0  # treg login talks to the configured registry
+        login = subprocess.Popen([treg, "login"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                 stdin=subprocess.DEVNULL)
+        try:
+            pending: list[dict[str, object]] = []
+            for _ in range(100):
+                pending = fake.pending_logins()
+                if pending:
+                    break
+                time.sleep(0.05)
+            assert pending, "treg login never started a login"
+            fake.approve_login(str(pending[0]["login_id"]), "ada@northwind.com")
+            out, err = login.communicate(timeout=60)
+        finally:
+            login.kill()
+        assert login.returncode == 0 and "Logged in as ada@northwind.com" in out, out + err
+        created = run("org", "create", "Northwind Data")
+        assert created.returncode == 0 and '"org": "northwind-data"' in created.stdout, created.stdout + created.stderr
+        project = tmp_path / "project"
+        project.mkdir()
+        (project / ".env").write_text("MAILSCOUT_API_KEY=ms-live-123\n")
+        uploaded = run("upload", "env", "--dir", str(project), "--all")
+        assert uploaded.returncode == 0 and "Registered 1/1 tools" in uploaded.stdout, uploaded.stdout
+        searched = run("catalog", "search", "work", "email", "find")
+        assert searched.returncode == 0 and "mailscout.people.email.find" in searched.stdout, searched.stderr
+        called = run("call", "mailscout.people.email.find", "-p", "domain=northwind.com", "-p", "first_name=Ada",
+                     "-p", "last_name=Lovelace")
+        assert called.returncode == 0 and "ada.lovelace@northwind.com" in called.stdout, called.stdout + called.stderr
+        assert "charged" not in called.stderr  # the uploaded key served it: nothing metered
+        balance = run("balance")
+        assert balance.returncode == 0 and "1000000 micro-USD" in balance.stdout, balance.stdout + balance.stderr
+    team = fake.model.accounts.by_slug["northwind-data"]
+    assert team.tools == {"mailscout": "ms-live-123"}  # rung 1: the uploaded key, on its provider's host
+    record = fake.model.calls.of_team(team.team_id, 1)[0]
+    assert record["credential"] == "own_tool" and record["user_email"] == "ada@northwind.com"
