@@ -1,24 +1,32 @@
-"""The documentation stays honest: README's commands and examples run, every link resolves, every
-documented `fakes`, `fakes scenarios` and `fakes bench` command parses, and no page points outside the repository."""
+"""The documentation stays honest: README's cheap commands run (`fakes list`, `fakes openapi NAME`,
+`fakes scenarios list`, and any other documented command that only prints), every link resolves,
+every documented `fakes`, `fakes scenarios` and `fakes bench` command parses, and no page points
+outside the repository. The Python examples run in tests/test_doc_examples.py."""
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from fakes import registry
 from fakes.kernel.cli import build_parser
 from scenarios.bench.cli import build_parser as bench_parser
 from scenarios.runner import discover
+from tests.support.serving import VENV_BIN, clean_env
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 PAGES = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
-
-pytest_plugins = ["pytester"]
+#: documented commands that only print, cheap enough to run in the suite
+PRINTING = ("fakes list", "fakes openapi ", "fakes scenarios list", "fakes --version", "fakes --help",
+            "fakes serve --help")
 
 
 def blocks(path: Path, *languages: str) -> list[str]:
@@ -36,13 +44,6 @@ def test_readme_opens_with_the_two_commands() -> None:
     assert "pip install -e '.[test]' && pytest" in second
     ci = (ROOT / ".ci" / "run").read_text()
     assert "pip install -e '.[test]'" in ci and "\npytest -n 2\n" in ci  # CI runs what README says
-
-
-def test_pytest_fixture_example_runs_as_a_test_file(pytester: pytest.Pytester) -> None:
-    example = next(block for block in blocks(README, "python") if "def test_sync_pages_every_connection" in block)
-    pytester.makepyfile(test_example=example)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
@@ -101,8 +102,59 @@ def test_documented_bench_commands_parse(page: str, line: str) -> None:
         pytest.fail(f"{page}: `{line}` does not parse (exit {exc.code})")
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p, "python")], ids=page_id)
-def test_in_process_examples_run(page: Path) -> None:
-    for block in blocks(page, "python"):
-        if block.startswith("from fakes") and "..." not in block:
-            exec(compile(block, str(page), "exec"), {})
+def printing_commands() -> list[tuple[str, str]]:
+    """Every documented command that only prints, as written (a `> file` redirection kept), and
+    README's synopsis expanded: `fakes list [--settings] [--rules]` with each option, `fakes
+    openapi NAME` for every service."""
+    found = []
+    for page in PAGES:
+        for block in blocks(page, "bash", "sh", "shell", "console"):
+            for line in block.splitlines():
+                line = re.split(r"\s+#", line, maxsplit=1)[0].strip().removeprefix("$ ")
+                if line.startswith(PRINTING):
+                    found.append((page_id(page), line))
+    synopsis = re.search(r"^```\n(fakes serve \[.*?)^```", README.read_text(), re.S | re.M)
+    assert synopsis, "README's synopsis (a fence without a language, from `fakes serve [...`) is gone"
+    for line in synopsis[1].splitlines():
+        words = re.split(r"\s+#", line, maxsplit=1)[0].split()
+        if line.startswith("fakes list"):
+            options = [word.strip("[]") for word in words[2:]]
+            found += [("README.md", " ".join(["fakes", "list", *chosen]))
+                      for count in range(len(options) + 1) for chosen in itertools.combinations(options, count)]
+        elif line.startswith("fakes openapi NAME"):
+            found += [("README.md", f"fakes openapi {name}") for name in registry.service_names()]
+    return sorted(set(found))
+
+
+def test_the_synopsis_is_found() -> None:
+    commands = [line for _, line in printing_commands()]
+    assert {"fakes list", "fakes list --settings", "fakes list --rules", "fakes scenarios list"} <= set(commands)
+    assert {f"fakes openapi {name}" for name in registry.service_names()} <= set(commands)
+
+
+@pytest.mark.parametrize(("page", "line"), printing_commands())
+def test_documented_printing_commands_run(page: str, line: str, tmp_path: Path) -> None:
+    env = clean_env({"PATH": f"{VENV_BIN}:{clean_env().get('PATH', '')}"})
+    env.pop("PYTHONPATH", None)  # the installed package, as a user's shell has it
+    result = subprocess.run(["bash", "-euc", line], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, f"{page}: `{line}` exits {result.returncode}: {result.stderr[-2000:]}"
+    redirected = re.search(r">\s*(\S+)$", line)
+    output = (tmp_path / redirected[1]).read_text() if redirected else result.stdout
+    words = shlex.split(line.split(">")[0])
+    if words[1] == "list":
+        for name in registry.service_names():
+            cls = registry.fake_class(name)
+            assert f"{name:<15} port {cls.default_port}" in output
+            if "--settings" in words:
+                assert all(f"{name}.{row['name']} = " in output for row in cls.settings_class.describe())
+            if "--rules" in words:
+                assert all(rule.id in output for rule in cls.client_rules)
+    elif words[1] == "openapi":
+        document = json.loads(output)
+        assert document["openapi"].startswith("3.") and document["paths"], f"{page}: `{line}`"
+        assert document["info"]["title"].startswith(registry.fake_class(words[2]).title.split(" (")[0])
+    elif words[1:3] == ["scenarios", "list"]:
+        assert all(name in output for name, scenario in discover().items()), output
+    else:
+        assert output.strip(), f"{page}: `{line}` printed nothing"
