@@ -9,7 +9,9 @@ itself (``with fake.serve() as base_url:``), as a user's code does.
 
 A block that is not runnable on purpose (a method out of its class, a fragment of a route) says
 so on the line right above it, visibly in the page's source: ``<!-- not run: the reason -->``.
-The reason is required; the suite lists each such block as a test of its own.
+The reason is required; the suite lists each such block as a test of its own. A test file that
+shows how a failure reads says so likewise, ``<!-- fails on purpose: the reason -->``: each of its
+tests must fail (not error), with the AssertionError the page prints after it.
 
 The notes template (examples/notes/README.md) is followed from outside the checkout: the folder
 is copied into an empty project with the page's own commands, and its snippets run there.
@@ -35,6 +37,7 @@ TEMPLATE_PAGE = ROOT / "examples" / "notes" / "README.md"
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<info>[^`\s]*)")
 PYTHON = {"python", "py", "python3"}
 NOT_RUN = re.compile(r"^\s*<!--\s*not run\b:?(?P<reason>.*?)-->\s*$")
+FAILS = re.compile(r"^\s*<!--\s*fails on purpose\b:?(?P<reason>.*?)-->\s*$")
 TEST_FUNCTION = re.compile(r"^(?:async )?def test_", re.M)
 TIMEOUT_S = 120.0
 
@@ -45,6 +48,8 @@ class Example:
     line: int  # of the opening fence, 1-based
     code: str
     not_run: str | None  # the reason given above a block that is not run on purpose
+    fails: str | None = None  # the reason given above a test file whose tests fail on purpose
+    shown_failure: str = ""  # the first ``E   AssertionError`` line of the page's next block
 
     @property
     def name(self) -> str:
@@ -80,16 +85,20 @@ def python_examples(page: Path) -> list[Example]:
             end += 1
         if opening["info"] in PYTHON:
             above = next((line for line in reversed(lines[:index]) if line.strip()), "")
-            marker = NOT_RUN.match(above)
+            marker, failing = NOT_RUN.match(above), FAILS.match(above)
             code = "\n".join(line[indent:] for line in lines[index + 1:end]) + "\n"
-            found.append(Example(page, index + 1, code, marker["reason"].strip() if marker else None))
+            shown = next((line.split("E", 1)[1].strip() for line in lines[end + 1:]
+                          if line.lstrip().startswith("E") and "AssertionError" in line), "") if failing else ""
+            found.append(Example(page, index + 1, code, marker["reason"].strip() if marker else None,
+                                 failing["reason"].strip() if failing else None, shown))
         index = end + 1
     return found
 
 
 ALL = [example for page in PAGES for example in python_examples(page)]
 SCRIPTS = [example for example in ALL if example.not_run is None and not example.is_test_file]
-TEST_FILES = [example for example in ALL if example.not_run is None and example.is_test_file]
+TEST_FILES = [example for example in ALL if example.not_run is None and example.is_test_file and not example.fails]
+FAILING_ON_PURPOSE = [example for example in ALL if example.fails]
 NOT_RUN_ON_PURPOSE = [example for example in ALL if example.not_run is not None]
 
 
@@ -138,6 +147,20 @@ def test_script_example_runs(example: Example, tmp_path: Path) -> None:
 def test_test_file_examples_pass(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\n")  # this directory is the rootdir, whatever is above
     run_test_files(TEST_FILES, tmp_path)
+
+
+@pytest.mark.parametrize("example", FAILING_ON_PURPOSE, ids=lambda example: example.name)
+def test_a_failing_example_fails_as_the_page_shows(example: Example, tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / example.file_name).write_text(example.code)
+    result = run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "--strict-markers",
+                  example.file_name], tmp_path)
+    failed = set(re.findall(r"^FAILED (\S+)", result.stdout, re.M))
+    for test in re.findall(r"^(?:async )?def (test_\w+)", example.code, re.M):
+        assert f"{example.file_name}::{test}" in failed, f"{example.name}: {test} should fail:\n{result.stdout[-4000:]}"
+    assert len(example.fails.split()) >= 3, f"{example.name}: `<!-- fails on purpose: ... -->` needs a reason"
+    assert example.shown_failure and example.shown_failure in result.stdout, (
+        f"{example.name}: the page shows {example.shown_failure!r}; pytest printed:\n{result.stdout[-4000:]}")
 
 
 @pytest.mark.parametrize("example", NOT_RUN_ON_PURPOSE, ids=lambda example: example.name)
