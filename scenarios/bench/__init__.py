@@ -4,7 +4,7 @@ call rates, fresh-fake start-up, and scale (memory, deep pages, a bounded journa
     python -m scenarios bench [--duration 5] [--connections 32] [--only filings] [--json out.json]
     python -m scenarios bench --quick          # short runs, small data: a smoke test of the harness
 
-Every figure comes from one run on one machine; see notes/bench.md for what each one means.
+Every figure comes from one run on one machine; see docs/benchmark.md for what each one means.
 
 How the HTTP figures are taken: each server (a fake, or the bare Starlette app returning the
 fake's exact response bytes) runs in its own process (``python -m scenarios.bench _serve``) with
