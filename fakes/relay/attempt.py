@@ -23,12 +23,11 @@ from .catalogue import Entry
 from .errors import Refusal
 from .plans import PlannedCalls
 from .resolve import Target, own_tool_for
-from .teams import OWN_TOOL, RELAY_KEY, RESOLVE, SECRET, Team
+from .teams import OWN_TOOL, RELAY_KEY, RESOLVE, SECRET, Membership, Team
 from .upstreams import NOT_PARSED, SimulatedResponse, UpstreamRequest, UpstreamResponse, UpstreamTimeout, call_handler
 
 if TYPE_CHECKING:
     from .accounts.identity import Accounts
-    from .accounts.people import Membership
     from .calls import CallInput
     from .model import RelayModel
 

@@ -26,10 +26,9 @@ from .accounts.orgdata import TAG_DEFAULT
 from .errors import Refusal
 
 if TYPE_CHECKING:
-    from .accounts.people import Membership
     from .catalogue import Entry
     from .model import RelayModel
-    from .teams import Team
+    from .teams import Membership, Team
 
 DAY_MS = 86_400_000
 _META_KEY = re.compile(r"[a-z0-9_]{1,32}")

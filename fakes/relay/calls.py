@@ -23,11 +23,10 @@ from .accounts.people import norm_client
 from .attempt import Attempt, Attempts
 from .errors import Refusal
 from .records import Who
-from .teams import OWN_TOOL, RELAY_KEY, Team
+from .teams import OWN_TOOL, RELAY_KEY, Membership, Team
 
 if TYPE_CHECKING:
     from .accounts.identity import Accounts
-    from .accounts.people import Membership
 
 RETRY_WINDOW_MS = 300_000
 _SCOPE_SEPARATOR = "\x1f"

@@ -14,7 +14,7 @@ from fakes.kernel.errors import ControlError
 from . import asyncjobs, billing, catalogue, data, state
 from .accounts.identity import Accounts
 from .accounts.orgdata import CreditBlock
-from .accounts.people import Membership, User, slugify
+from .accounts.people import User, slugify
 from .calls import CallPipeline
 from .catalogue import Entry, Provider
 from .headers import headers_for
@@ -22,7 +22,7 @@ from .plans import Plan
 from .records import CallRecords
 from .saturation import Saturation
 from .settings import RelaySettings
-from .teams import Team, micro_amount
+from .teams import Membership, Team, micro_amount
 from .upstreams import AsgiUpstream, Handler, SimulatedUpstream
 
 

@@ -14,7 +14,7 @@ which words the refusal; a plan never answers differently from it (tested call b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakes.kernel.clock import Clock
 
@@ -26,11 +26,8 @@ from .overlay import CatalogueOverlay
 from .records import CallRecords
 from .saturation import Saturation
 from .settings import RelaySettings
-from .teams import OWN_TOOL, RELAY_KEY, RESOLVE, SECRET, Team
+from .teams import OWN_TOOL, RELAY_KEY, RESOLVE, SECRET, Membership, Team
 from .upstreams import Handler, SimulatedUpstream
-
-if TYPE_CHECKING:
-    from .accounts.people import Membership
 
 MAX_PLANS = 4096
 MAX_PLANNED_QUERY = 1024

@@ -24,9 +24,9 @@ from .catalogue import Entry
 from .errors import Refusal
 
 if TYPE_CHECKING:
-    from .accounts.people import Membership
     from .calls import CallInput
     from .model import RelayModel
+    from .teams import Membership
 
 
 @dataclass(slots=True)

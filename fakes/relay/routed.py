@@ -25,13 +25,11 @@ from .attempt import Attempt
 from .catalogue import Entry
 from .errors import Refusal
 from .resolve import Target
-from .teams import RELAY_KEY
+from .teams import RELAY_KEY, Membership, Team
 
 if TYPE_CHECKING:
-    from .accounts.people import Membership
     from .calls import CallInput
     from .model import RelayModel
-    from .teams import Team
 
 DEFAULT_MAX_COST_MICRO = 1_000_000
 MAX_ERROR_FALLBACKS = 2

@@ -1,5 +1,8 @@
 """Teams: prepaid balance in integer micro-USD with holds, registered tools, stored secrets,
-tokens, the ledger, and the credential ladder (own tool, then stored secret, then the relay's key).
+tokens, the ledger, and the credential ladder (own tool, then stored secret, then the relay's key);
+and their members (:class:`Membership`: a user of :mod:`fakes.relay.accounts.people` in a team, with
+a role and the token that IS that pairing; treg ``src/treg/models.py`` ``Membership``). A team holds
+its memberships in its account data and each names its team, so both live here.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from fakes.kernel.clock import MAX_EPOCH_MS, iso_ms
 from fakes.kernel.statecheck import StateReader
 
 from .accounts.orgdata import OrgData
+from .accounts.people import User
 from .ledger import FIELDS, LEDGER_ROWS, MAX_AMOUNT, Ledger, LedgerRow
+from .records import Who
 
 OWN_TOOL, SECRET, RELAY_KEY = "own_tool", "secret", "relay_key"
 #: a provider whose rung-1 tool is chosen per call (several tools on its host, a path-scoped base URL,
@@ -38,7 +43,7 @@ class Team:
     #: which calls one provider thousands of times at one virtual instant); other teams keep the limit
     upstream_rate_limited: bool = True
     #: its account data: slug, members, policy, credentials, billing (fakes/relay/accounts/orgdata.py)
-    org: OrgData = field(default_factory=OrgData)
+    org: OrgData[Membership] = field(default_factory=OrgData)
     #: False while a team rule may refuse, reroute or rename a call (then no call is answered from a plan)
     plannable: bool = True
 
@@ -116,6 +121,48 @@ class Team:
         if read.has("upstream_rate_limited"):
             team.upstream_rate_limited = read.boolean("upstream_rate_limited")
         return team
+
+
+@dataclass(slots=True, eq=False)
+class Membership:
+    """A user in a team: role, token and the per-member controls (treg models.py ``Membership``)."""
+
+    user: User
+    team: Team
+    role: str
+    token: str
+    created_ms: int
+    created_by: str = ""
+    daily_call_cap: int = -1  # calls a day (calls, local and server runs); -1 = unlimited
+    tool_access: list[str] | None = None  # None = every tool; else the only tool (and skill) names allowed
+    project_access: list[int] | None = None  # None = the whole team; else the only project ids
+    local_run_enabled: bool = True
+    pinned_tags: dict[str, str] | None = None  # an agent pinned to one tag value (X-Treg-Meta cannot override)
+    promoted_from: str = ""  # "member-email|runtime" of the observed agent this one replaced
+    #: the (e-mail, client, tags, method) its plain GET calls record, shared by all of them
+    who: Who = field(init=False)
+    #: True when nothing per member can refuse its calls (no cap, no access lists, no pinned tags):
+    #: then a repeated call may be answered from its plan (fakes/relay/plans.py)
+    plain: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.who = (self.user.email, "", None, "GET")
+        self.changed()
+
+    def changed(self) -> None:
+        self.plain = (self.daily_call_cap < 0 and self.tool_access is None and self.project_access is None
+                      and not self.pinned_tags)
+
+    @property
+    def email(self) -> str:
+        return self.user.email
+
+    def to_state(self) -> dict[str, Any]:
+        return {"user_id": self.user.user_id, "team_id": self.team.team_id, "role": self.role, "token": self.token,
+                "created_ms": self.created_ms, "created_by": self.created_by, "daily_call_cap": self.daily_call_cap,
+                "tool_access": self.tool_access, "project_access": self.project_access,
+                "local_run_enabled": self.local_run_enabled, "pinned_tags": self.pinned_tags,
+                "promoted_from": self.promoted_from}
 
 
 def _ledger_row(read: StateReader) -> LedgerRow:

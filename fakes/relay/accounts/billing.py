@@ -24,14 +24,14 @@ from fakes.kernel.errors import ServiceError
 
 from .. import data
 from ..ledger import MAX_AMOUNT
+from ..teams import Membership, Team
 from .identity import require_admin_of
 from .orgdata import CreditBlock, Referral
 from .orgs import iso, month_start, usd
 from .pending import Checkout
-from .people import Membership, User
+from .people import User
 
 if TYPE_CHECKING:
-    from ..teams import Team
     from .identity import Accounts
 
 MICRO = 1_000_000

@@ -21,15 +21,14 @@ from typing import TYPE_CHECKING, Any
 from fakes.kernel.errors import ServiceError
 
 from .. import data
+from ..teams import Membership, Team
 from .identity import require_can_register
 from .ladder import refresh_ladder
 from .orgdata import SecretRow, ToolRow
 from .orgs import iso
 from .pending import Connect
-from .people import Membership
 
 if TYPE_CHECKING:
-    from ..teams import Team
     from .identity import Accounts
 
 PENDING_TTL_MS = 30 * 60_000

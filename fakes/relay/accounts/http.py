@@ -25,7 +25,8 @@ from fakes.kernel.http import check_json_value, json_response
 from fakes.kernel.limits import limit_body, route_cap
 
 from .. import bodies
-from .people import Membership, User, norm_client
+from ..teams import Membership
+from .people import User, norm_client
 
 if TYPE_CHECKING:
     from .. import RelayFake

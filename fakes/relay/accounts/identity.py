@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.errors import ServiceError
 
+from ..teams import Membership, Team
 from .orgdata import OrgData
 from .pending import Checkout, CliLogin, Connect, Invite, Otp, Signin
-from .people import Membership, User, is_machine, norm_email, role_at_least, slugify
+from .people import User, is_machine, norm_email, role_at_least, slugify
 from .tokens import IDENTITY, SESSION, Signer
 
 if TYPE_CHECKING:
     from ..model import RelayModel
-    from ..teams import Team
 
 
 class Accounts:

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.errors import ServiceError
 
+from ..teams import Membership
 from .identity import require_admin_of
 from .members import access_names, project_ids
 from .orgs import iso
 from .pending import Invite
-from .people import DEMO_DOMAIN, Membership, User, norm_email
+from .people import DEMO_DOMAIN, User, norm_email
 
 if TYPE_CHECKING:
     from .identity import Accounts

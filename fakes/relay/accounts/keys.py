@@ -17,9 +17,10 @@ from urllib.parse import urlsplit
 
 from fakes.kernel.errors import ServiceError
 
+from ..teams import Membership
 from .ladder import refresh_ladder
 from .orgdata import SecretRow, ToolRow
-from .people import Membership, role_at_least
+from .people import role_at_least
 
 if TYPE_CHECKING:
     from .identity import Accounts

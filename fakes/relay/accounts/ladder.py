@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..teams import RESOLVE
+from ..teams import RESOLVE, Team
 from .orgdata import SecretRow, ToolRow
 
 if TYPE_CHECKING:
     from ..model import RelayModel
-    from ..teams import Team
     from .identity import Accounts
 
 

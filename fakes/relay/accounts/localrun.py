@@ -16,8 +16,8 @@ from .keys import require_tool_use
 from .orgdata import Activity
 
 if TYPE_CHECKING:
+    from ..teams import Membership
     from .identity import Accounts
-    from .people import Membership
 
 VERDICTS = ("ok", "credential_invalid", "unknown_error")  # treg localrun.py
 _SECRET_ARG = re.compile(r"\b(?:sk|pk|rk|ghp|gho|ghs|glpat|AKIA|AIza|xox[baprs])[A-Za-z0-9_\-]{6,}\b"

@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any
 from fakes.kernel.errors import ServiceError
 
 from .. import callguard, data
+from ..teams import Membership, Team
 from .identity import require_can_register
 from .keys import require_tool_use
 from .ladder import refresh_ladder
 from .localrun import redact_argv
 from .orgdata import Activity, SecretRow, ToolRow
 from .orgs import iso, remove_team
-from .people import DEMO_DOMAIN, SANDBOX_DOMAIN, Membership, User, slugify
+from .people import DEMO_DOMAIN, SANDBOX_DOMAIN, User, slugify
 
 if TYPE_CHECKING:
-    from ..teams import Team
     from .identity import Accounts
 
 TEAMMATES = [("Ada Lovelace", "ada", "admin"), ("Ben Carter", "ben", "member"), ("Cora Diaz", "cora", "viewer")]

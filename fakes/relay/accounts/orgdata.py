@@ -3,14 +3,18 @@
 credentials (secrets, tools, skill bundles), activity beyond calls (local and server runs,
 check-ins), and billing (credit blocks, the payment card, auto top-up). Plain records; the rules
 that change them live beside (orgs, members, policy, keys, skills, billing).
+
+The members are typed by the team that holds the org (:class:`fakes.relay.teams.Membership`, which
+names its team): :class:`OrgData` takes their type as a parameter, so these records stay below both.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from .people import Membership
+#: a member of the org (the team's :class:`~fakes.relay.teams.Membership`)
+MemberT = TypeVar("MemberT")
 
 MAX_ACTIVITY = 5_000
 #: the tag key that scopes idempotency and reports when a team declares none (treg api.py DEFAULT_PRIMARY_DIM)
@@ -163,13 +167,13 @@ class BillingState:
 
 
 @dataclass(eq=False)
-class OrgData:
+class OrgData(Generic[MemberT]):
     slug: str = ""
     created_ms: int = 0
     demo: bool = False  # seeded by onboarding or a sandbox: labelled and removable
     sandbox: bool = False
     public_demo: bool = False  # its published token may only call and read
-    members: dict[int, Membership] = field(default_factory=dict)  # user id -> membership
+    members: dict[int, MemberT] = field(default_factory=dict)  # user id -> membership
     projects: dict[int, Project] = field(default_factory=dict)
     deny: dict[int, DenyRule] = field(default_factory=dict)
     pins: dict[str, Pin] = field(default_factory=dict)  # capability -> pin

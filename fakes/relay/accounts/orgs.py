@@ -17,12 +17,12 @@ from fakes.kernel.clock import iso_ms
 from fakes.kernel.errors import ServiceError
 
 from .. import asyncjobs, callguard
+from ..teams import Membership, Team
 from .identity import require_admin_of, require_in, require_owner_of
 from .ladder import refresh_ladder
-from .people import PUBLIC_DEMO_DOMAIN, SANDBOX_DOMAIN, Membership, User
+from .people import PUBLIC_DEMO_DOMAIN, SANDBOX_DOMAIN, User
 
 if TYPE_CHECKING:
-    from ..teams import Team
     from .identity import Accounts
 
 DAY_MS = callguard.DAY_MS

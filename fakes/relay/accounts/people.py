@@ -1,21 +1,17 @@
-"""People of the account surface: users (one e-mail, one identity) and memberships (a user in a
-team, with a role and the token that IS that pairing), as treg models them
-(superdesigndev/treg ``src/treg/models.py``: ``User``, ``Membership``; roles ``ROLE_RANK``).
+"""People of the account surface: users (one e-mail, one identity), their roles and the kinds of
+address treg treats apart, as treg models them (superdesigndev/treg ``src/treg/models.py``:
+``User``; roles ``ROLE_RANK``).
 
-A team (:class:`fakes.relay.teams.Team`) is treg's org: it holds the balance, the keys and the
-members; every member's token reaches the same balance and the same keys.
+A user joins a team (:class:`fakes.relay.teams.Team`, treg's org) through a membership
+(:class:`fakes.relay.teams.Membership`: a role and the token that IS that pairing); every member's
+token reaches the same balance and the same keys.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from ..records import Who
-
-if TYPE_CHECKING:
-    from ..teams import Team
+from dataclasses import dataclass
+from typing import Any
 
 #: treg models.py ROLE_RANK: viewer < member < admin < owner
 ROLE_RANK = {"viewer": 0, "member": 1, "admin": 2, "owner": 3}
@@ -72,45 +68,3 @@ class User:
         return {"user_id": self.user_id, "email": self.email, "created_ms": self.created_ms,
                 "token_version": self.token_version, "onboarded": self.onboarded, "demo": self.demo,
                 "referral_code": self.referral_code, "referred_by": self.referred_by}
-
-
-@dataclass(slots=True, eq=False)
-class Membership:
-    """A user in a team: role, token and the per-member controls (treg models.py ``Membership``)."""
-
-    user: User
-    team: Team
-    role: str
-    token: str
-    created_ms: int
-    created_by: str = ""
-    daily_call_cap: int = -1  # calls a day (calls, local and server runs); -1 = unlimited
-    tool_access: list[str] | None = None  # None = every tool; else the only tool (and skill) names allowed
-    project_access: list[int] | None = None  # None = the whole team; else the only project ids
-    local_run_enabled: bool = True
-    pinned_tags: dict[str, str] | None = None  # an agent pinned to one tag value (X-Treg-Meta cannot override)
-    promoted_from: str = ""  # "member-email|runtime" of the observed agent this one replaced
-    #: the (e-mail, client, tags, method) its plain GET calls record, shared by all of them
-    who: Who = field(init=False)
-    #: True when nothing per member can refuse its calls (no cap, no access lists, no pinned tags):
-    #: then a repeated call may be answered from its plan (fakes/relay/plans.py)
-    plain: bool = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.who = (self.user.email, "", None, "GET")
-        self.changed()
-
-    def changed(self) -> None:
-        self.plain = (self.daily_call_cap < 0 and self.tool_access is None and self.project_access is None
-                      and not self.pinned_tags)
-
-    @property
-    def email(self) -> str:
-        return self.user.email
-
-    def to_state(self) -> dict[str, Any]:
-        return {"user_id": self.user.user_id, "team_id": self.team.team_id, "role": self.role, "token": self.token,
-                "created_ms": self.created_ms, "created_by": self.created_by, "daily_call_cap": self.daily_call_cap,
-                "tool_access": self.tool_access, "project_access": self.project_access,
-                "local_run_enabled": self.local_run_enabled, "pinned_tags": self.pinned_tags,
-                "promoted_from": self.promoted_from}

@@ -16,12 +16,13 @@ from fakes.kernel.errors import ServiceError
 
 from .. import callguard
 from ..errors import Refusal
+from ..teams import Membership
 from .identity import require_admin_of, require_in
 from .keys import tool_usable
 from .ladder import refresh_ladder
 from .orgdata import TAG_DEFAULT, DenyRule, Pin, Project, TagBudget
 from .orgs import iso
-from .people import Membership, slugify
+from .people import slugify
 
 if TYPE_CHECKING:
     from .identity import Accounts

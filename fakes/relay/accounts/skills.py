@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.errors import ServiceError
 
+from ..teams import Membership
 from .identity import require_can_register
 from .keys import can_manage, check_bindings, check_cli, public_base_url, secret_view, tool_view
 from .ladder import refresh_ladder
 from .orgdata import Bundle, SecretRow, ToolRow
-from .people import Membership
 
 if TYPE_CHECKING:
     from .identity import Accounts

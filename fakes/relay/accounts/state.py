@@ -15,6 +15,7 @@ from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.statecheck import StateReader, check_integer, check_text, refuse
 
 from .. import bodies
+from ..teams import Membership
 from . import schemas
 from .orgdata import (
     Activity,
@@ -31,7 +32,7 @@ from .orgdata import (
     ToolRow,
 )
 from .pending import KINDS
-from .people import ROLES, Membership, User
+from .people import ROLES, User
 
 if TYPE_CHECKING:
     from ..model import RelayModel
@@ -132,9 +133,9 @@ def read_record(read: StateReader, cls: Any) -> Any:
         refuse(read.where(missing), "is missing")
 
 
-def read_org(read: StateReader) -> OrgData:
+def read_org(read: StateReader) -> OrgData[Membership]:
     read.only([f.name for f in dataclasses.fields(OrgData) if f.name != "members"])
-    org = OrgData(slug=read.text("slug", min_length=1, max_length=200, pattern=r"[a-z0-9-]+"),
+    org: OrgData[Membership] = OrgData(slug=read.text("slug", min_length=1, max_length=200, pattern=r"[a-z0-9-]+"),
                   created_ms=read.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS))
     for name in ("demo", "sandbox", "public_demo"):
         setattr(org, name, read.boolean(name))
