@@ -15,17 +15,15 @@ is only visible to the team that submitted it.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.statecheck import StateReader, refuse
 
 from . import billing, data
 from .catalogue import Entry
-
-if TYPE_CHECKING:
-    from .model import RelayModel
-    from .teams import Team
+from .modelview import ModelView
+from .teams import Team
 
 #: how many unfinished tasks a model keeps (the oldest settled ones are dropped first)
 MAX_TASKS = 10_000
@@ -46,7 +44,13 @@ class Task:
     charged: int = 0
 
 
-def submission(model: RelayModel, team: Team, call_id: str, entry: Entry, params: dict[str, str], credential: str,
+class JobsModel(ModelView, Protocol):
+    """The model as the asynchronous jobs see it: its tasks beside what the rules read."""
+
+    tasks: dict[str, Task]
+
+
+def submission(model: JobsModel, team: Team, call_id: str, entry: Entry, params: dict[str, str], credential: str,
                estimate: int, now: int) -> tuple[int, dict[str, Any], Task]:
     """A simulated submission: the task, held on the relay's key; (202, body, task)."""
     task_id = f"task_{data.token_text(model.seed, 'task', call_id)[:16]}"
@@ -63,7 +67,7 @@ def submission(model: RelayModel, team: Team, call_id: str, entry: Entry, params
                  "poll": {"endpoint_id": poll_id, "params": {"task_id": task_id}}}, task
 
 
-def poll(model: RelayModel, team: Team, params: dict[str, str], now: int) -> tuple[int, dict[str, Any]]:
+def poll(model: JobsModel, team: Team, params: dict[str, str], now: int) -> tuple[int, dict[str, Any]]:
     """A simulated poll (free): the provider's 404 for a task this team does not own."""
     task = model.tasks.get(params.get("task_id", ""))
     if task is None or task.team_id != team.team_id:
@@ -76,7 +80,7 @@ def poll(model: RelayModel, team: Team, params: dict[str, str], now: int) -> tup
     return 200, {"task_id": task.task_id, "status": "complete", "result": report}
 
 
-def settle(model: RelayModel, team: Team, task: Task, now: int) -> None:
+def settle(model: JobsModel, team: Team, task: Task, now: int) -> None:
     if task.settled:
         return
     task.settled = True
@@ -89,7 +93,7 @@ def settle(model: RelayModel, team: Team, task: Task, now: int) -> None:
         team.settle(task.call_id, charged, now, task.entry_id)
 
 
-def settle_due(model: RelayModel, team: Team) -> None:
+def settle_due(model: JobsModel, team: Team) -> None:
     """Settle this team's tasks that finished (what the relay's async worker does on the clock)."""
     if not model.tasks:
         return
@@ -99,11 +103,11 @@ def settle_due(model: RelayModel, team: Team) -> None:
             settle(model, team, task, now)
 
 
-def to_state(model: RelayModel) -> list[dict[str, Any]]:
+def to_state(model: JobsModel) -> list[dict[str, Any]]:
     return [asdict(task) for task in model.tasks.values()]
 
 
-def load(model: RelayModel, read: StateReader) -> None:
+def load(model: JobsModel, read: StateReader) -> None:
     read.only(Task.__slots__)
     task = Task(read.text("task_id", min_length=1, max_length=100), read.text("team_id", max_length=30),
                 read.text("call_id", max_length=200), read.text("entry_id", max_length=500),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from fakes.kernel.http import dumps
@@ -19,6 +19,7 @@ from . import asyncjobs, billing, callguard
 from .accounts import billing as accounts_billing
 from .accounts.keys import require_tool_use
 from .accounts.ladder import tool_key
+from .callio import CallInput
 from .catalogue import Entry
 from .errors import Refusal
 from .plans import PlannedCalls
@@ -28,8 +29,6 @@ from .upstreams import NOT_PARSED, SimulatedResponse, UpstreamRequest, UpstreamR
 
 if TYPE_CHECKING:
     from .accounts.identity import Accounts
-    from .calls import CallInput
-    from .model import RelayModel
 
 _HOP_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection", "authorization"})
 _RESPONSE_DROP = frozenset({"content-length", "transfer-encoding", "connection"})
@@ -53,14 +52,12 @@ class Attempt:
 
 
 class Attempts(PlannedCalls):
-    """The attempt part of the relay's model (the model sets these attributes)."""
+    """The attempt part of the relay's model (the model sets these attributes). It hands itself to
+    the rule modules, which take the protocols of :mod:`fakes.relay.modelview` (and
+    ``asyncjobs.JobsModel``, ``routed.RoutingModel``): mypy checks this part satisfies them."""
 
     tasks: dict[str, asyncjobs.Task]
     accounts: Accounts
-
-    def as_model(self) -> RelayModel:
-        """This part as the whole model it is part of (for the rule modules that take the model)."""
-        return cast("RelayModel", self)
 
     def ladder(self, member: Membership, target: Target) -> tuple[str, str | None, Any]:
         """(credential kind, key injected, the team's tool or None): rung 1, 2, then the relay's key."""
@@ -92,7 +89,7 @@ class Attempts(PlannedCalls):
         label = label_id or endpoint_id or provider or (tool.name if tool is not None else "tool")
         now = self.clock.now_ms()
         if entry is not None and team.org.pins:
-            callguard.check_pin(self.as_model(), team, entry)
+            callguard.check_pin(self, team, entry)
         estimated = 0
         if credential == RELAY_KEY:
             assert provider is not None  # a tool's host no provider owns always goes through the tool
@@ -105,9 +102,9 @@ class Attempts(PlannedCalls):
                                               "/catalog/search", "error": "no_published_price",
                                     "provider": provider, "endpoint_id": endpoint_id})
             estimated = billing.estimate(price, request.params)
-            callguard.check_trial(self.as_model(), team, provider, entry, now)
+            callguard.check_trial(self, team, provider, entry, now)
             callguard.check_tag_spend(team, tags, estimated, now)
-            callguard.check_daily_spend(self.as_model(), team, estimated, now)
+            callguard.check_daily_spend(self, team, estimated, now)
             if estimated > team.available_micro and self.accounts.checkouts:
                 accounts_billing.settle_due(self.accounts, team)  # a checkout paid by now has credited it
             if estimated > team.available_micro:
@@ -154,11 +151,11 @@ class Attempts(PlannedCalls):
         entry = target.entry
         task = None
         if entry is not None and entry["kind"] == "async":
-            status, parsed, made = asyncjobs.submission(self.as_model(), team, call_id, entry, request.params,
-                                                        credential, estimated if credential == RELAY_KEY else 0, now)
+            status, parsed, made = asyncjobs.submission(self, team, call_id, entry, request.params, credential,
+                                                        estimated if credential == RELAY_KEY else 0, now)
             task = {"task_id": made.task_id, "poll": parsed["poll"]}
         elif entry is not None:
-            status, parsed = asyncjobs.poll(self.as_model(), team, request.params, now)
+            status, parsed = asyncjobs.poll(self, team, request.params, now)
         else:
             status, parsed = 200, {"args": request.params, "method": target.method, "path": target.path,
                                    "tool": tool.name if tool is not None else None,

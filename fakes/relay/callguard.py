@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from .accounts.orgdata import TAG_DEFAULT
 from .errors import Refusal
+from .modelview import ModelView
 
 if TYPE_CHECKING:
     from .catalogue import Entry
-    from .model import RelayModel
     from .teams import Membership, Team
 
 DAY_MS = 86_400_000
@@ -170,7 +170,7 @@ def check_deny(member: Membership, host: str, path: str, method: str, project_id
                             "rule_id": rule.rule_id})
 
 
-def used_today(model: RelayModel, member: Membership, now_ms: int) -> int:
+def used_today(model: ModelView, member: Membership, now_ms: int) -> int:
     """Calls, local-run grants and server runs of this member in this team since 00:00 UTC."""
     since = day_of(now_ms) * DAY_MS
     calls = model.calls.count_since(member.team.team_id, since, member.email)
@@ -179,7 +179,7 @@ def used_today(model: RelayModel, member: Membership, now_ms: int) -> int:
     return calls + runs
 
 
-def check_member_cap(model: RelayModel, member: Membership, now_ms: int) -> None:
+def check_member_cap(model: ModelView, member: Membership, now_ms: int) -> None:
     cap = member.daily_call_cap
     if cap < 0 or member.team.org.sandbox:
         return
@@ -189,7 +189,7 @@ def check_member_cap(model: RelayModel, member: Membership, now_ms: int) -> None
                             "error": "daily_cap_reached", "used_today": used, "cap": cap})
 
 
-def check_pin(model: RelayModel, team: Team, entry: Entry) -> None:
+def check_pin(model: ModelView, team: Team, entry: Entry) -> None:
     pin = team.org.pins.get(entry.get("capability", ""))
     if pin is None or pin.provider == entry["provider"]:
         return
@@ -203,7 +203,7 @@ def check_pin(model: RelayModel, team: Team, entry: Entry) -> None:
                         "pinned_provider": pin.provider, "use_endpoint": use})
 
 
-def check_trial(model: RelayModel, team: Team, provider: str, entry: Entry | None, now_ms: int) -> None:
+def check_trial(model: ModelView, team: Team, provider: str, entry: Entry | None, now_ms: int) -> None:
     known = model.provider(provider)
     allowance = (known or {}).get("trial_allowance")
     if not allowance or entry is None or (entry["cost"] or {}).get("type") == "free":
@@ -219,7 +219,7 @@ def check_trial(model: RelayModel, team: Team, provider: str, entry: Entry | Non
                             "allowance_per_day": allowance, "used_today": used})
 
 
-def check_daily_spend(model: RelayModel, team: Team, estimate: int, now_ms: int) -> None:
+def check_daily_spend(model: ModelView, team: Team, estimate: int, now_ms: int) -> None:
     cap = team.org.daily_cap_micro or model.settings.platform_daily_cap_micro
     if not cap:
         return

@@ -3,14 +3,12 @@ header names), their tags (``X-Treg-Meta``) and the team's preflight rules, idem
 what the target resolves to (:mod:`fakes.relay.resolve`), the team's and member's rules (deny rules,
 the daily call cap), one attempt (:mod:`fakes.relay.attempt`) or a routed capability's several
 (:mod:`fakes.relay.routed`), the call record (attributed to the member) and the relay's headers.
-Plain Python, no HTTP types: routes hand in a :class:`CallInput` and get a :class:`CallOutput`.
-Part of :class:`fakes.relay.model.RelayModel`.
+Plain Python, no HTTP types: routes hand in a :class:`CallInput` and get a :class:`CallOutput`
+(both in :mod:`fakes.relay.callio`, re-exported here). Part of :class:`fakes.relay.model.RelayModel`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.errors import ServiceError
@@ -21,6 +19,7 @@ from . import billing, callguard, resolve, routed, rules
 from .accounts.keys import require_tool_use
 from .accounts.people import norm_client
 from .attempt import Attempt, Attempts
+from .callio import CallInput, CallOutput
 from .errors import Refusal
 from .records import Who
 from .teams import OWN_TOOL, RELAY_KEY, Membership, Team
@@ -31,45 +30,6 @@ if TYPE_CHECKING:
 RETRY_WINDOW_MS = 300_000
 _SCOPE_SEPARATOR = "\x1f"
 __all__ = ["CallInput", "CallOutput", "CallPipeline", "Refusal"]
-
-
-@dataclass(slots=True)
-class CallInput:
-    method: str
-    target: str  # what follows /call/: a tool name and path, a catalogue id or a full upstream URL
-    query: str
-    params: dict[str, str]
-    headers: list[tuple[bytes, bytes]]  # as the ASGI scope has them
-    body: bytes
-    token: str | None
-    idempotency_key: str | None
-    decoded: bool = False  # the relay undid a body encoding (the caller's Content-Encoding is then dropped)
-    #: False when the caller already tried (or ruled out) the plan: the route does, reading the headers
-    try_plan: bool = True
-    _named: dict[str, str] | None = field(default=None, repr=False)
-
-    def header(self, name: str) -> str | None:
-        """A request header by its lower-case name (read only on the full pipeline)."""
-        if self._named is None:
-            self._named = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in self.headers}
-        return self._named.get(name)
-
-    def headers_named(self) -> dict[str, str]:
-        self.header("")
-        assert self._named is not None
-        return self._named
-
-
-@dataclass(slots=True)
-class CallOutput:
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes
-    flags: Sequence[tuple[ClientRule, str]] = ()
-    recorded: bool = False  # a call record was kept (the call was answered, not refused)
-
-    def json(self) -> Any:
-        return billing.parse_json(self.body)
 
 
 class CallPipeline(Attempts):
@@ -89,7 +49,7 @@ class CallPipeline(Attempts):
         if entry is None:
             return None
         if entry.get("candidates"):
-            ranked = routed.candidates(self.as_model(), team or Team("", "", "", 0), entry, [], [])
+            ranked = routed.candidates(self, team or Team("", "", "", 0), entry, [], [])
             if not ranked:
                 return {"tier": "none", "detail": "no provider of this capability is usable",
                         "estimated_cost_micro": None, "estimated_cost_usd": None}
@@ -171,7 +131,7 @@ class CallPipeline(Attempts):
 
     async def _dispatch(self, call_id: str, member: Membership, request: CallInput, tags: dict[str, str],
                         flags: list[tuple[ClientRule, str]]) -> CallOutput:
-        target = resolve.resolve(self.as_model(), request, member)
+        target = resolve.resolve(self, request, member)
         now = self.clock.now_ms()
         if target.tool is not None:
             require_tool_use(member, target.tool)
@@ -181,11 +141,11 @@ class CallPipeline(Attempts):
             callguard.check_deny(member, host, target.path, request.method,
                                  target.tool.project_id if target.tool is not None else None)
         if member.daily_call_cap >= 0:
-            callguard.check_member_cap(self.as_model(), member, now)
+            callguard.check_member_cap(self, member, now)
         if target.routed:
             assert target.entry is not None
-            result, wrapped, spent = await routed.call_routed(self.as_model(), call_id, member, request,
-                                                               target.entry, tags, request.headers_named())
+            result, wrapped, spent = await routed.call_routed(self, call_id, member, request, target.entry, tags,
+                                                              request.headers_named())
             return self._finish_routed(call_id, member, request, target.entry, result, wrapped, spent, tags, flags)
         result = await self.attempt(call_id, member, request, target, tags)
         return self._finish(call_id, member, request, result, tags, flags)

@@ -20,12 +20,12 @@ from urllib.parse import urlsplit
 
 from .accounts.keys import tool_usable
 from .accounts.orgdata import ToolRow
+from .callio import CallInput
 from .catalogue import Entry
 from .errors import Refusal
+from .modelview import CatalogueLookup
 
 if TYPE_CHECKING:
-    from .calls import CallInput
-    from .model import RelayModel
     from .teams import Membership
 
 
@@ -48,7 +48,7 @@ def normalize_scheme(rest: str) -> str:
     return rest
 
 
-def resolve(model: RelayModel, request: CallInput, member: Membership) -> Target:
+def resolve(model: CatalogueLookup, request: CallInput, member: Membership) -> Target:
     target = request.target
     org = member.team.org
     if org.tools:
@@ -67,7 +67,7 @@ def resolve(model: RelayModel, request: CallInput, member: Membership) -> Target
     return catalogued(model, request, entry)
 
 
-def catalogued(model: RelayModel, request: CallInput, entry: Entry) -> Target:
+def catalogued(model: CatalogueLookup, request: CallInput, entry: Entry) -> Target:
     if entry.get("status"):
         retired_refusal(entry)
     method = entry["method"]  # the entry's method goes upstream, whatever the caller's (treg: 400 for another)
@@ -91,7 +91,7 @@ def retired_refusal(entry: Entry) -> None:
                         "superseded_by": entry.get("superseded_by")})
 
 
-def _named(model: RelayModel, request: CallInput, tool: ToolRow, rest: str) -> Target:
+def _named(model: CatalogueLookup, request: CallInput, tool: ToolRow, rest: str) -> Target:
     base = tool.base_url.rstrip("/")
     path_part, _, query = rest.partition("?")
     url = f"{base}/{path_part.lstrip('/')}" if path_part else base
@@ -103,7 +103,7 @@ def _named(model: RelayModel, request: CallInput, tool: ToolRow, rest: str) -> T
     return Target(entry, provider, path, request.method, tool=tool, query_extra=query)
 
 
-def _url(model: RelayModel, request: CallInput, member: Membership, url: str) -> Target:
+def _url(model: CatalogueLookup, request: CallInput, member: Membership, url: str) -> Target:
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()

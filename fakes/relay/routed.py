@@ -19,17 +19,16 @@ pending); every provider missing is a 200 ``outcome: miss``; every provider fail
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .attempt import Attempt
+from .callio import CallInput
 from .catalogue import Entry
 from .errors import Refusal
+from .headers import Headers
+from .modelview import CatalogueLookup
 from .resolve import Target
 from .teams import RELAY_KEY, Membership, Team
-
-if TYPE_CHECKING:
-    from .calls import CallInput
-    from .model import RelayModel
 
 DEFAULT_MAX_COST_MICRO = 1_000_000
 MAX_ERROR_FALLBACKS = 2
@@ -44,7 +43,16 @@ _GLOBAL = frozenset({"insufficient_balance", "tag_spend_cap_reached", "platform_
                      "daily_cap_reached"})
 
 
-def options(model: RelayModel, headers: dict[str, str]) -> tuple[bool, int | None, list[str], list[str]]:
+class RoutingModel(CatalogueLookup, Protocol):
+    """The model as a routed call sees it: the catalogue, the header names and one attempt per candidate."""
+
+    h: Headers
+
+    async def attempt(self, call_id: str, member: Membership, request: CallInput, target: Target,
+                      tags: dict[str, str], label_id: str | None = None) -> Attempt: ...
+
+
+def options(model: RoutingModel, headers: dict[str, str]) -> tuple[bool, int | None, list[str], list[str]]:
     """(waterfall, max cost in micro-USD, preferred providers, excluded providers); 400 when malformed."""
     h = model.h
     raw_cost = headers.get(h.route_max_cost.lower(), "").strip()
@@ -74,7 +82,7 @@ def output_of(capability: str, parsed: Any) -> dict[str, Any]:
     return out
 
 
-def candidates(model: RelayModel, team: Team, entry: Entry, prefer: list[str],
+def candidates(model: CatalogueLookup, team: Team, entry: Entry, prefer: list[str],
                exclude: list[str]) -> list[tuple[Entry, int]]:
     """(candidate entry, estimate on the relay's key or 0 on an own credential), in the order tried."""
     pin = team.org.pins.get(entry["capability"])
@@ -95,7 +103,7 @@ def candidates(model: RelayModel, team: Team, entry: Entry, prefer: list[str],
     return [(candidate, price) for _, candidate, price in ranked]
 
 
-async def call_routed(model: RelayModel, call_id: str, member: Membership, request: CallInput, entry: Entry,
+async def call_routed(model: RoutingModel, call_id: str, member: Membership, request: CallInput, entry: Entry,
                       tags: dict[str, str], headers: dict[str, str]) -> tuple[Attempt, dict[str, Any], int]:
     """(the winning attempt, the wrapped body, what every attempt charged together)."""
     waterfall, max_cost, prefer, exclude = options(model, headers)

@@ -12,7 +12,8 @@ apps cannot). Calls in flight (holds, unfinished idempotent calls) are not: they
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.errors import ControlError
@@ -21,11 +22,12 @@ from fakes.kernel.statecheck import StateReader, check_integer, check_text, refu
 from . import asyncjobs, bodies
 from .accounts import ladder
 from .accounts import state as accounts_state
+from .asyncjobs import JobsModel
+from .billing import IdempotencyStore
+from .catalogue import Entry, Provider
+from .saturation import Saturation
 from .teams import Team
-from .upstreams import CannedUpstream, FakeUpstream, validate_canned
-
-if TYPE_CHECKING:
-    from .model import RelayModel
+from .upstreams import CannedUpstream, FakeUpstream, Handler, SimulatedUpstream, validate_canned
 
 #: call ids keep their form (10 hex digits of the number) up to here; state may not name more
 MAX_CALL_SEQ = 16**10 - 2**20
@@ -33,7 +35,33 @@ TOP_FIELDS = ("teams", "calls", "stats", "idempotency", "saturation", "providers
               "call_seq", "team_seq", "rate_windows", "not_before_ms", "billed_posts", "accounts", "tasks")
 
 
-def export(model: RelayModel) -> dict[str, Any]:
+class ExportedModel(JobsModel, accounts_state.AccountsHolder, Protocol):
+    """The model as its state sees it: everything that changes an answer, and the control-plane
+    steps an import replays (providers, entries, upstreams)."""
+
+    stats: dict[str, list[int]]
+    idempotency: IdempotencyStore
+    saturation: Saturation
+    simulated: SimulatedUpstream
+    provider_specs: dict[str, dict[str, Any]]
+    entry_specs: dict[str, dict[str, Any]]
+    upstream_specs: dict[str, dict[str, Any]]
+    call_seq: int
+    team_seq: int
+    not_before_ms: dict[str, int]
+    billed_posts: dict[str, dict[str, int]]
+    world_of: Callable[[], str | None]
+
+    def _catalogue_changed(self) -> None: ...
+
+    def add_provider(self, body: dict[str, Any]) -> Provider: ...
+
+    def add_entry(self, body: dict[str, Any]) -> Entry: ...
+
+    def register_upstream(self, provider: str, handler: Handler, spec: dict[str, Any] | None = None) -> None: ...
+
+
+def export(model: ExportedModel) -> dict[str, Any]:
     return {
         "teams": [t.to_state() for t in model.teams.values()],
         "calls": list(model.calls.values()),
@@ -53,7 +81,7 @@ def export(model: RelayModel) -> dict[str, Any]:
     }
 
 
-def load(model: RelayModel, state: Any) -> None:
+def load(model: ExportedModel, state: Any) -> None:
     """Fill a fresh model from ``state`` (the kernel discards the model if this raises)."""
     read = StateReader(state, "model").only(TOP_FIELDS)
     model._catalogue_changed()
@@ -105,7 +133,7 @@ def load(model: RelayModel, state: Any) -> None:
                                        for fp, at in seen.items()}
 
 
-def _known_team(model: RelayModel, team_id: str, where: str) -> None:
+def _known_team(model: ExportedModel, team_id: str, where: str) -> None:
     if team_id not in model.teams:
         refuse(f"{where}.{team_id}", "names no team of this state")
 
@@ -137,7 +165,7 @@ def _stats(raw: dict[str, Any]) -> dict[str, list[int]]:
     return stats
 
 
-def _upstream(model: RelayModel, provider: str, spec: Any, where: str) -> None:
+def _upstream(model: ExportedModel, provider: str, spec: Any, where: str) -> None:
     if model.provider(provider) is None:
         refuse(where, "names no provider of the catalogue")
     if not isinstance(spec, dict) or len(spec) != 1 or not ({"responses", "fake"} & set(spec)):

@@ -25,9 +25,10 @@ from fakes.kernel.errors import ServiceError
 from .. import data
 from ..ledger import MAX_AMOUNT
 from ..teams import Membership, Team
+from .formats import iso, month_start, usd
 from .identity import require_admin_of
+from .ladder import refresh_ladder
 from .orgdata import CreditBlock, Referral
-from .orgs import iso, month_start, usd
 from .pending import Checkout
 from .people import User
 
@@ -122,8 +123,6 @@ def autotopup(acc: Accounts, member: Membership, body: dict[str, Any], base: str
     bill.autotopup_enabled = body["enabled"]
     if body["enabled"]:
         bill.disabled_reason, bill.failures = None, 0
-    from .ladder import refresh_ladder
-
     refresh_ladder(acc.model, member.team)  # an armed team's charges are checked after each call
     answer = state(acc, member.team)
     if body["enabled"] and not bill.card_on_file:

@@ -22,10 +22,10 @@ from fakes.kernel.errors import ServiceError
 
 from .. import data
 from ..teams import Membership, Team
+from .formats import iso
 from .identity import require_can_register
 from .ladder import refresh_ladder
 from .orgdata import SecretRow, ToolRow
-from .orgs import iso
 from .pending import Connect
 
 if TYPE_CHECKING:

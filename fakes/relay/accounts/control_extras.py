@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .orgs import iso
+from .formats import iso
 
 if TYPE_CHECKING:
     from .identity import Accounts

@@ -25,6 +25,7 @@ from fakes.kernel.http import check_json_value, json_response
 from fakes.kernel.limits import limit_body, route_cap
 
 from .. import bodies
+from ..modelview import ModelView
 from ..teams import Membership
 from .people import User, norm_client
 
@@ -66,7 +67,7 @@ def credentials(request: Request) -> tuple[str | None, str | None, str | None]:
     return token, cookie, request.headers.get(h.org) or None
 
 
-def session_cookie(model: RelayModel) -> str:
+def session_cookie(model: ModelView) -> str:
     return f"{model.settings.relay_name}_session"
 
 

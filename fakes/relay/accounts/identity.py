@@ -11,25 +11,35 @@ authenticated``, 400 ``choose an org (send X-Treg-Org)``, 403 ``not a member of 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fakes.kernel.errors import ServiceError
 
+from ..asyncjobs import JobsModel
+from ..billing import IdempotencyStore
 from ..teams import Membership, Team
 from .orgdata import OrgData
 from .pending import Checkout, CliLogin, Connect, Invite, Otp, Signin
 from .people import User, is_machine, norm_email, role_at_least, slugify
 from .tokens import IDENTITY, SESSION, Signer
 
-if TYPE_CHECKING:
-    from ..model import RelayModel
+
+class AccountsModel(JobsModel, Protocol):
+    """The model as the account surface sees it (``acc.model``): what the rules and the
+    asynchronous jobs read, the stored idempotent answers (dropped with a team), and new teams."""
+
+    idempotency: IdempotencyStore
+
+    def create_team(self, balance_micro: int | None = None, name: str | None = None, *,
+                    upstream_rate_limited: bool = True, owner: User | None = None, demo: bool = False,
+                    sandbox: bool = False) -> Team: ...
 
 
 class Accounts:
     __slots__ = ("by_email", "by_slug", "checkouts", "cli_logins", "connects", "invites", "model", "otp_starts",
                  "otps", "sandbox_hits", "seq", "signer", "signins", "users")
 
-    def __init__(self, model: RelayModel) -> None:
+    def __init__(self, model: AccountsModel) -> None:
         self.model = model
         self.signer = Signer(model.seed, model.settings.relay_name)
         self.users: dict[int, User] = {}

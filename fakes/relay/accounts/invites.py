@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from fakes.kernel.errors import ServiceError
 
 from ..teams import Membership
+from .formats import iso
 from .identity import require_admin_of
 from .members import access_names, project_ids
-from .orgs import iso
 from .pending import Invite
 from .people import DEMO_DOMAIN, User, norm_email
 

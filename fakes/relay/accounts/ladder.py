@@ -9,15 +9,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..modelview import CatalogueLookup
 from ..teams import RESOLVE, Team
 from .orgdata import SecretRow, ToolRow
 
 if TYPE_CHECKING:
-    from ..model import RelayModel
     from .identity import Accounts
 
 
-def refresh_ladder(model: RelayModel, team: Team) -> None:
+def refresh_ladder(model: CatalogueLookup, team: Team) -> None:
     """The team's rung-1 and rung-2 lookup (provider -> key) from its tools and secrets. A provider
     whose tools need a per-call choice (several on its host, a path-scoped base URL, a project
     scope) maps to ``RESOLVE``: the full pipeline resolves those calls (treg ``_resolve_call``)."""

@@ -17,9 +17,10 @@ from fakes.kernel.errors import ServiceError
 from .. import callguard
 from ..errors import Refusal
 from ..teams import Membership, Team
+from .formats import iso
 from .identity import require_admin_of, require_owner_of
 from .orgdata import Activity
-from .orgs import drop_member_rules, iso, owners
+from .orgs import drop_member_rules, owners
 from .people import AGENT_DOMAIN, ROLE_RANK, is_agent, is_machine, norm_email, slugify
 
 if TYPE_CHECKING:

@@ -15,12 +15,13 @@ from fakes.kernel.errors import ServiceError
 
 from .. import callguard, data
 from ..teams import Membership, Team
+from .formats import iso
 from .identity import require_can_register
 from .keys import require_tool_use
 from .ladder import refresh_ladder
 from .localrun import redact_argv
 from .orgdata import Activity, SecretRow, ToolRow
-from .orgs import iso, remove_team
+from .orgs import remove_team
 from .people import DEMO_DOMAIN, SANDBOX_DOMAIN, User, slugify
 
 if TYPE_CHECKING:

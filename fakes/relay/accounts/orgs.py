@@ -10,7 +10,6 @@ schema accepts is only refused for what the team is, not for its shape.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.clock import iso_ms
@@ -18,6 +17,8 @@ from fakes.kernel.errors import ServiceError
 
 from .. import asyncjobs, callguard
 from ..teams import Membership, Team
+from . import billing
+from .formats import usd
 from .identity import require_admin_of, require_in, require_owner_of
 from .ladder import refresh_ladder
 from .people import PUBLIC_DEMO_DOMAIN, SANDBOX_DOMAIN, User
@@ -27,14 +28,6 @@ if TYPE_CHECKING:
 
 DAY_MS = callguard.DAY_MS
 _TAG_KEY = re.compile(r"[a-z0-9_]{1,32}")
-
-
-def iso(epoch_ms: int | None) -> str | None:
-    return iso_ms(epoch_ms) if epoch_ms is not None else None
-
-
-def usd(micro: int) -> float:
-    return round(micro / 1_000_000, 6)
 
 
 def create(acc: Accounts, user: User, name: str) -> dict[str, Any]:
@@ -162,8 +155,6 @@ def balance(acc: Accounts, member: Membership, org_id: int, limit: int, offset: 
     require_in(member, org_id)
     team = member.team
     asyncjobs.settle_due(acc.model, team)
-    from . import billing
-
     billing.settle_due(acc, team)
     detailed = member.role in ("admin", "owner")
     limit, offset = max(1, min(limit, 200)), max(0, offset)
@@ -263,7 +254,3 @@ def my_usage(acc: Accounts, member: Membership) -> dict[str, Any]:
     return {"org": member.team.org.slug, "used_today": callguard.used_today(acc.model, member, acc.now()),
             "cap": member.daily_call_cap}
 
-
-def month_start(now_ms: int) -> int:
-    moment = datetime.fromtimestamp(now_ms / 1000, tz=UTC)
-    return int(moment.replace(day=1, hour=0, minute=0, second=0, microsecond=0).timestamp() * 1000)

@@ -17,11 +17,11 @@ from fakes.kernel.errors import ServiceError
 from .. import callguard
 from ..errors import Refusal
 from ..teams import Membership
+from .formats import iso
 from .identity import require_admin_of, require_in
 from .keys import tool_usable
 from .ladder import refresh_ladder
 from .orgdata import TAG_DEFAULT, DenyRule, Pin, Project, TagBudget
-from .orgs import iso
 from .people import slugify
 
 if TYPE_CHECKING:

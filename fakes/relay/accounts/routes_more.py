@@ -13,8 +13,8 @@ from starlette.routing import BaseRoute, Route
 from fakes.kernel.errors import ServiceError
 
 from . import billing, misc, schemas
+from .formats import iso
 from .http import accounts_of, client_of, identity, invalid, member, model_of, ok, query_int, read_body
-from .orgs import iso
 from .routes_auth import base_url, page
 
 

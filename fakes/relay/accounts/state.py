@@ -9,14 +9,15 @@ states, checkouts), all on the fake's clock.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.statecheck import StateReader, check_integer, check_text, refuse
 
 from .. import bodies
-from ..teams import Membership
+from ..teams import Membership, Team
 from . import schemas
+from .identity import Accounts
 from .orgdata import (
     Activity,
     BillingState,
@@ -33,9 +34,6 @@ from .orgdata import (
 )
 from .pending import KINDS
 from .people import ROLES, User
-
-if TYPE_CHECKING:
-    from ..model import RelayModel
 
 _MAX_ID = 2**53
 _STRINGS = {"type": "object", "additionalProperties": {"type": "string"}}
@@ -60,7 +58,15 @@ JSON_FIELDS: dict[str, bodies.Schema] = {
 PENDING = tuple(KINDS)
 
 
-def export(model: RelayModel) -> dict[str, Any]:
+class AccountsHolder(Protocol):
+    """The model as the accounts' state sees it: its teams, every member's token and the accounts."""
+
+    teams: dict[str, Team]
+    by_token: dict[str, Membership]
+    accounts: Accounts
+
+
+def export(model: AccountsHolder) -> dict[str, Any]:
     acc = model.accounts
     return {"users": [u.to_state() for u in acc.users.values()],
             "memberships": [m.to_state() for team in model.teams.values() for m in team.org.members.values()],
@@ -175,7 +181,7 @@ def read_org(read: StateReader) -> OrgData[Membership]:
     return org
 
 
-def load(model: RelayModel, read: StateReader) -> None:
+def load(model: AccountsHolder, read: StateReader) -> None:
     """The accounts part of a state, after its teams (each with its ``org``) are in place."""
     acc = model.accounts
     read.only(("users", "memberships", "seq", *PENDING))
@@ -213,7 +219,7 @@ def load(model: RelayModel, read: StateReader) -> None:
             target[pair[0]] = _pending(name, pair[1], where)
 
 
-def _membership(model: RelayModel, row: StateReader) -> None:
+def _membership(model: AccountsHolder, row: StateReader) -> None:
     acc = model.accounts
     row.only(("user_id", "team_id", "role", "token", "created_ms", "created_by", "daily_call_cap", "tool_access",
               "project_access", "local_run_enabled", "pinned_tags", "promoted_from"))
