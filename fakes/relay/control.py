@@ -1,12 +1,13 @@
 """The relay's additions to the control plane: teams (tools, secrets, top-ups), upstreams,
 saturation, and user catalogue additions. Thin: parse the JSON body, call the same methods
-:class:`~fakes.relay.RelayFake` offers in Python. Errors use the control plane's own shape.
+:class:`~fakes.relay.RelayFake` offers in Python (read as :class:`ControlledRelay`: the fake imports
+this module). Errors use the control plane's own shape.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -16,9 +17,48 @@ from fakes.kernel.errors import ControlError
 from fakes.kernel.http import json_response, read_json_object
 
 from . import bodies
+from .model import RelayModel
 
-if TYPE_CHECKING:
-    from . import RelayFake
+
+class ControlledRelay(Protocol):
+    """The fake's Python control methods each route calls (the routes are thin: they parse the body)."""
+
+    model: RelayModel
+
+    def create_team(self, balance_micro: int | None = None, name: str | None = None, *,
+                    upstream_rate_limited: bool = True) -> dict[str, Any]: ...
+
+    def team_info(self, team_id: str) -> dict[str, Any]: ...
+
+    def add_tool(self, team_id: str, provider: str, key: str) -> dict[str, Any]: ...
+
+    def add_secret(self, team_id: str, provider: str, secret: str) -> dict[str, Any]: ...
+
+    def topup(self, team_id: str, amount_micro: int) -> dict[str, Any]: ...
+
+    def register_canned_upstream(self, provider: str, responses: Any) -> dict[str, Any]: ...
+
+    def use_fake_upstream(self, provider: str, fake_name: str) -> dict[str, Any]: ...
+
+    def set_saturation(self, **changes: Any) -> dict[str, Any]: ...
+
+    def add_provider(self, **fields: Any) -> dict[str, Any]: ...
+
+    def add_entry(self, **fields: Any) -> dict[str, Any]: ...
+
+    def pending_logins(self) -> list[dict[str, Any]]: ...
+
+    def approve_login(self, login_id: str, email: str, org: str | None = None) -> dict[str, Any]: ...
+
+    def outbox(self) -> list[dict[str, Any]]: ...
+
+    def checkouts(self) -> list[dict[str, Any]]: ...
+
+    def pay_checkout(self, session_id: str) -> dict[str, Any]: ...
+
+    def cancel_checkout(self, session_id: str) -> dict[str, Any]: ...
+
+    def consent(self, state: str, grant: bool = True) -> dict[str, Any]: ...
 
 
 async def _body(request: Request, schema: bodies.Schema) -> dict[str, Any]:
@@ -28,8 +68,8 @@ async def _body(request: Request, schema: bodies.Schema) -> dict[str, Any]:
     return body
 
 
-def _fake(request: Request) -> RelayFake:
-    fake: RelayFake = request.scope["app"]
+def _fake(request: Request) -> ControlledRelay:
+    fake: ControlledRelay = request.scope["app"]
     return fake
 
 

@@ -25,16 +25,15 @@ from starlette.types import Receive, Scope, Send
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, dumps, json_response, parse_json
 
-from .calls import CallInput
+from .callio import CallInput
+from .served import ConnectorHost
 from .teams import Team
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from . import RelayFake
 
-
-def build_server(fake: "RelayFake") -> "MCPServer":
+def build_server(fake: ConnectorHost) -> "MCPServer":
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError as McpError
     from mcp.types import ToolAnnotations
@@ -128,7 +127,7 @@ class McpApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        fake: RelayFake = scope["app"]
+        fake: ConnectorHost = scope["app"]
         request = Request(scope, receive)
         h = fake.model.h
         if scope["method"] != "POST":

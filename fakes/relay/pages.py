@@ -6,14 +6,11 @@ Use-case success rates are measured from the calls this fake has answered (``-``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from starlette.responses import Response
 
 from fakes.kernel.errors import ServiceError
 
-if TYPE_CHECKING:
-    from . import RelayFake
+from .served import ServedRelay
 
 PATHS = ["/llms.txt", "/use-cases", "/use-cases.md", "/workflows", "/workflows.md", "/install.sh"]
 
@@ -32,7 +29,7 @@ def _price(cost: dict[str, object] | None) -> str:
     return f"${value / 1_000_000:.4f} {cost['type']}" if cost["type"] != "free" else "free"
 
 
-def use_cases(fake: RelayFake, markdown: bool) -> str:
+def use_cases(fake: ServedRelay, markdown: bool) -> str:
     model = fake.model
     groups: dict[str, list[dict[str, object]]] = {}
     for entry in model.all_entries():
@@ -55,7 +52,7 @@ def use_cases(fake: RelayFake, markdown: bool) -> str:
     return "\n".join(lines)
 
 
-def workflows(fake: RelayFake, markdown: bool) -> str:
+def workflows(fake: ServedRelay, markdown: bool) -> str:
     model = fake.model
     lines = ["# Workflows" if markdown else "WORKFLOWS", "", "Chained jobs, with the receipt of the last run on "
              "this relay (calls answered and micro-USD charged per step).", ""]
@@ -73,7 +70,7 @@ def workflows(fake: RelayFake, markdown: bool) -> str:
     return "\n".join(lines)
 
 
-def tools(fake: RelayFake, provider: str, markdown: bool) -> str:
+def tools(fake: ServedRelay, provider: str, markdown: bool) -> str:
     model = fake.model
     prov = model.provider(provider)
     entries = sorted((e for e in model.all_entries() if e["provider"] == provider), key=lambda e: str(e["id"]))
@@ -90,7 +87,7 @@ def tools(fake: RelayFake, provider: str, markdown: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def llms(fake: RelayFake) -> str:
+def llms(fake: ServedRelay) -> str:
     model = fake.model
     h = model.h
     providers = len(model.all_providers())
@@ -119,7 +116,7 @@ def llms(fake: RelayFake) -> str:
 """
 
 
-def install_script(fake: RelayFake) -> str:
+def install_script(fake: ServedRelay) -> str:
     h = fake.model.h
     env = "TREG" if fake.settings.relay_name == "treg" else fake.settings.relay_name.upper()
     return f"""#!/bin/sh
@@ -142,7 +139,7 @@ exit 0
 """
 
 
-def render(fake: RelayFake, path: str) -> Response:
+def render(fake: ServedRelay, path: str) -> Response:
     markdown = path.endswith(".md")
     stem = path[:-3] if markdown else path
     if stem == "/llms.txt":

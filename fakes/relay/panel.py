@@ -9,18 +9,26 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fakes.kernel.dashboard.panels import MAX_ROWS, Panel, collect, facts, table, when
 
-if TYPE_CHECKING:
-    from . import RelayFake
+from .model import RelayModel
+
+
+class PanelSource(Protocol):
+    """What the panels read of the fake: its model and each team's public view."""
+
+    model: RelayModel
+
+    def team_info(self, team_id: str) -> dict[str, Any]: ...
+
 
 #: ledger rows and calls shown (the newest)
 RECENT = 50
 
 
-def panels(fake: RelayFake) -> list[Panel]:
+def panels(fake: PanelSource) -> list[Panel]:
     return collect(fake, teams, ledger, recent_calls, saturation)
 
 
@@ -31,12 +39,12 @@ def usd(micro: int) -> str:
     return f"{sign}${text}"
 
 
-def _teams(fake: RelayFake, count: int) -> list[dict[str, Any]]:
+def _teams(fake: PanelSource, count: int) -> list[dict[str, Any]]:
     ids = list(reversed(list(fake.model.teams)))
     return [fake.team_info(team_id) for team_id in islice(ids, count)]
 
 
-def teams(fake: RelayFake) -> Panel:
+def teams(fake: PanelSource) -> Panel:
     rows = [[info["team_id"], info["team_name"], usd(info["balance_micro"]), usd(info["holds_micro"]),
              ", ".join(info["tools"]) or "-", ", ".join(info["secrets"]) or "-", len(info["ledger"])]
             for info in _teams(fake, MAX_ROWS)]
@@ -44,7 +52,7 @@ def teams(fake: RelayFake) -> Panel:
                  note="newest first; balances in USD (the relay counts micro-USD)")
 
 
-def ledger(fake: RelayFake) -> Panel:
+def ledger(fake: PanelSource) -> Panel:
     rows: list[tuple[int, list[Any]]] = []
     for info in _teams(fake, MAX_ROWS):
         for row in reversed(info["ledger"][-RECENT:]):  # newest first, also within one instant
@@ -56,7 +64,7 @@ def ledger(fake: RelayFake) -> Panel:
                  [row for _, row in rows[:RECENT]], note=f"the latest {RECENT} movements of every team, newest first")
 
 
-def recent_calls(fake: RelayFake) -> Panel:
+def recent_calls(fake: PanelSource) -> Panel:
     latest = deque(fake.model.calls.values(), maxlen=RECENT)
     rows = [[call["call_id"], when(call["epoch_ms"]), call["team_id"], call["endpoint_id"] or "-",
              call["provider"] or "-", call["credential"] or "-", call["status"], usd(call["cost_micro"]),
@@ -65,7 +73,7 @@ def recent_calls(fake: RelayFake) -> Panel:
                                   "replayed"], rows, note=f"the latest {RECENT}, newest first")
 
 
-def saturation(fake: RelayFake) -> Panel:
+def saturation(fake: PanelSource) -> Panel:
     state = fake.model.saturation.describe()
     return facts("Saturation", [("switched on", state["saturated"]), ("in flight", state["in_flight"]),
                                 ("max in flight", state["max_in_flight"]), ("max per second", state["max_per_second"]),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette._utils import get_route_path
 from starlette.requests import Request
@@ -28,10 +28,8 @@ from .accounts import routes_auth, routes_keys, routes_more, routes_orgs
 from .accounts.http import decode_body
 from .calls import CallInput, CallOutput
 from .mcp import MCP_APP
+from .served import ServedRelay, fake_of
 from .teams import Team
-
-if TYPE_CHECKING:
-    from . import RelayFake
 
 _SQL = re.compile(rb"\b(select\s[^;]{0,200}?\sfrom\s|insert\s+into\s|update\s+\w+\s+set\s|delete\s+from\s|"
                   rb"drop\s+(table|database)\s|union(\s+all)?\s+select\s)", re.IGNORECASE)
@@ -84,13 +82,6 @@ def _has_body(method: str, headers: Mapping[bytes, bytes]) -> bool:
     return method != "GET" or b"content-length" in headers or b"transfer-encoding" in headers
 
 
-def fake_of(request: Request) -> RelayFake:
-    """The fake (or world) this request reached: the kernel puts it in the scope. Routes are built
-    once per process and shared by every fake and world (a world then costs no routes of its own)."""
-    fake: RelayFake = request.scope["app"]
-    return fake
-
-
 def team_of(request: Request) -> Team:
     fake = fake_of(request)
     h = fake.model.h
@@ -102,7 +93,7 @@ def team_of(request: Request) -> Team:
 
 async def call(request: Request) -> Response:
     scope = request.scope
-    fake: RelayFake = scope["app"]
+    fake: ServedRelay = scope["app"]
     names = fake.model.h
     if scope["method"] == "GET":  # a repeated call may be answered from its plan (fakes/relay/plans.py)
         token = None

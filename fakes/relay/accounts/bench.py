@@ -1,17 +1,16 @@
-"""The benchmark's team, key and money operations (see :mod:`fakes.relay.bench` for the stage and
-the rest): one timed request each, what it consumes made by its untimed ``prepare``."""
+"""The benchmark's team, key and money operations (the stage is in :mod:`fakes.relay.benchstage`,
+the rest in :mod:`fakes.relay.bench`): one timed request each, what it consumes made by its
+untimed ``prepare``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakes.kernel.benchops import BenchOperation
 
+from ..benchstage import Stage
 from .connections import consent_code
-
-if TYPE_CHECKING:
-    from ..bench import Stage
 
 Prepare = Callable[[], Mapping[str, str]]
 

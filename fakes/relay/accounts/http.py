@@ -26,20 +26,15 @@ from fakes.kernel.limits import limit_body, route_cap
 
 from .. import bodies
 from ..modelview import ModelView
+from ..served import fake_of
 from ..teams import Membership
 from .people import User, norm_client
 
 if TYPE_CHECKING:
-    from .. import RelayFake
     from ..model import RelayModel
     from .identity import Accounts
 
 MAX_BODY = 10 * 1024 * 1024
-
-
-def fake_of(request: Request) -> RelayFake:
-    fake: RelayFake = request.scope["app"]
-    return fake
 
 
 def model_of(request: Request) -> RelayModel:
