@@ -18,10 +18,11 @@ from fakes.kernel.fake import Fake
 from fakes.kernel.sender import BackgroundSender
 
 from . import benchops, control, delivery, openapi, routes
-from .endpoints import ResponseCache
 from .model import FilingsModel
 from .outbox import Outgoing
+from .response_cache import ResponseCache
 from .rules import RULES
+from .served import ServedFilings
 from .settings import FilingsSettings
 
 __all__ = ["FilingsFake", "FilingsSettings"]
@@ -39,7 +40,7 @@ class FilingsFake(Fake):
 
     def __init__(self, **kwargs: Any) -> None:
         self.responses = ResponseCache()
-        self._sender: BackgroundSender[FilingsFake, Outgoing] | None = None  # made at the first delivery
+        self._sender: BackgroundSender[ServedFilings, Outgoing] | None = None  # made at the first delivery
         self._sync_lock = threading.Lock()
         super().__init__(**kwargs)
 
@@ -87,7 +88,7 @@ class FilingsFake(Fake):
 
     # -- the clock's consequences -------------------------------------------------------------
     @property
-    def sender(self) -> BackgroundSender[FilingsFake, Outgoing]:
+    def sender(self) -> BackgroundSender[ServedFilings, Outgoing]:
         if self._sender is None:
             self._sender = delivery.sender(self)
         return self._sender

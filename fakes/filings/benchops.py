@@ -8,24 +8,37 @@ a watchlist entry to remove, a key to rotate) is made again by its ``prepare``, 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from fakes.kernel.benchops import BenchOperation
 
 from .catalogue.companies import company_core
 
 if TYPE_CHECKING:
-    from . import FilingsFake
+    from .model import FilingsModel
+    from .settings import FilingsSettings
 
 COMPANY = 7
 FILING = 1
 DEAD_RECEIVER = "http://127.0.0.1:9/bench-hook"  # the discard port: nothing listens, the attempt fails fast
 
 
+class BenchedFilings(Protocol):
+    """What the set-up reads of the fake (:class:`~fakes.filings.FilingsFake` is one)."""
+
+    @property
+    def model(self) -> FilingsModel: ...
+
+    @property
+    def settings(self) -> FilingsSettings: ...
+
+    def auth_headers(self) -> dict[str, str]: ...
+
+
 class AgentKey(Mapping[str, str]):
     """The bench agent's current key as a header (rotation replaces it each time)."""
 
-    def __init__(self, fake: FilingsFake, email: str) -> None:
+    def __init__(self, fake: BenchedFilings, email: str) -> None:
         self.fake, self.email = fake, email
 
     def _header(self) -> dict[str, str]:
@@ -42,7 +55,7 @@ class AgentKey(Mapping[str, str]):
         return 1
 
 
-def operations(fake: FilingsFake) -> list[BenchOperation]:
+def operations(fake: BenchedFilings) -> list[BenchOperation]:
     model = fake.model
     key = fake.auth_headers()[fake.settings.api_key_header]
     isin = company_core(model.catalogue, COMPANY).isins[0]

@@ -1,7 +1,8 @@
 """The filings fake's additions to the control plane (``/_fake/keys``, ``/companies``, ``/filings``).
 
 Thin: parse the JSON body and call the same methods :class:`~fakes.filings.FilingsFake` offers in
-Python, so the two faces cannot drift apart. Errors use the control plane's own shape.
+Python (:class:`~fakes.filings.served.ControlledFilings`), so the two faces cannot drift apart.
+Errors use the control plane's own shape.
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from starlette.routing import BaseRoute, Route
 from fakes.kernel.errors import ControlError
 from fakes.kernel.http import JSON_INT_MAX, InvalidInteger, ascii_int, json_response, read_json_object
 
-from .endpoints import fake_of
-
 if TYPE_CHECKING:
-    from . import FilingsFake
+    from .served import ControlledFilings, ServedFilings
+
+
+def fake_of(request: Request) -> ControlledFilings:
+    """The fake (the default one or a world) the kernel's app put in ``scope["app"]``."""
+    fake: ControlledFilings = request.scope["app"]
+    return fake
 
 
 async def _keys(request: Request) -> Response:
@@ -125,7 +130,7 @@ def _number(request: Request, name: str) -> int:
         raise ControlError(404, f"no such {name.split('_')[0]}", code="not_found") from None
 
 
-def lock_watchlist(fake: FilingsFake, body: dict[str, Any]) -> dict[str, Any]:
+def lock_watchlist(fake: ServedFilings, body: dict[str, Any]) -> dict[str, Any]:
     unknown = set(body) - {"api_key", "locked"}
     if unknown or not isinstance(body.get("api_key"), str) or not isinstance(body.get("locked"), bool):
         raise ControlError(400, "send {api_key, locked}: a key and true or false", code="invalid_body")

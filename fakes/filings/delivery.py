@@ -20,23 +20,23 @@ from fakes.kernel.sender import BackgroundSender
 from .outbox import Outgoing
 
 if TYPE_CHECKING:
-    from . import FilingsFake
     from .model import FilingsModel
+    from .served import ServedFilings
 
 MAX_RESPONSE_BODY = 2000
 _TLS: ssl.SSLContext | None = None  # made once: a context per test delivery would cost milliseconds
 
 
-def sender(fake: FilingsFake) -> BackgroundSender[FilingsFake, Outgoing]:
+def sender(fake: ServedFilings) -> BackgroundSender[ServedFilings, Outgoing]:
     return BackgroundSender(fake, _send, _tick, name="fakes-filings-webhooks")
 
 
-def _tick(fake: FilingsFake) -> None:
+def _tick(fake: ServedFilings) -> None:
     if fake.model.webhooks.hooks:
         fake.sync()  # what the clock passed without a request
 
 
-def _send(fake: FilingsFake, client: httpx.Client, item: Outgoing) -> None:
+def _send(fake: ServedFilings, client: httpx.Client, item: Outgoing) -> None:
     started = fake.clock.now_ms()
     try:
         response = client.post(item.url, content=item.body, headers=item.headers,

@@ -4,12 +4,11 @@ Every route goes through :func:`guarded`: the API key (401), the tier (403), an 
 state (402) and the quota (429) are checked before the handler runs, and the call is counted only
 when it succeeds. A GET's 200 body is a function of the state, the second, the caller and the URL,
 so the same request in the same second (a poller, a benchmark, a client paging back) is answered
-from a small cache; other methods always run.
+from a small cache (:mod:`.response_cache`); other methods always run.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,11 +23,12 @@ from fakes.kernel.verdicts import Broken, flag_all
 
 from .keys import ApiKey
 from .params import Notes, paging
+from .response_cache import cached_response
 from .rules import LENIENT_INPUT, listing_rules_broken
 
 if TYPE_CHECKING:
-    from . import FilingsFake
     from .model import FilingsModel
+    from .served import ServedFilings
 
 Handler = Callable[[Request, "FilingsModel", ApiKey], Awaitable[Response]]
 Feature = str | None | Callable[[Request], str | None]  # the gated feature a request uses
@@ -84,8 +84,8 @@ def notes_of(request: Request) -> Notes:
     return notes
 
 
-def fake_of(request: Request) -> FilingsFake:
-    fake: FilingsFake = request.scope["app"]
+def fake_of(request: Request) -> ServedFilings:
+    fake: ServedFilings = request.scope["app"]
     return fake
 
 
@@ -142,57 +142,6 @@ def guarded(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
 
 def _lenient(request: Request) -> Broken:
     return [(LENIENT_INPUT, note) for note in request.scope.get(NOTES_KEY, ())]
-
-
-def cached_response(body: bytes, media_type: str | None, headers: dict[str, str],
-                    allowance: dict[str, str], status: int = 200) -> Response:
-    """What ``Response(body, media_type=..., headers={**headers, **allowance})`` sends, the same
-    header list in the same order, without Starlette building and checking it per request (a
-    repeated page's largest cost after the routing)."""
-    response = Response.__new__(Response)
-    response.status_code = status
-    response.body = body
-    response.background = None
-    response.media_type = media_type
-    raw = [(name.lower().encode("latin-1"), value.encode("latin-1"))
-           for name, value in {**headers, **allowance}.items()]
-    raw.append((b"content-length", str(len(body)).encode("latin-1")))
-    if media_type is not None:
-        if media_type.startswith("text/") and "charset=" not in media_type.lower():
-            media_type += "; charset=" + Response.charset
-        raw.append((b"content-type", media_type.encode("latin-1")))
-    response.raw_headers = raw
-    return response
-
-
-CacheKey = tuple[int, int, int, str, str, bytes, str, str, str]
-Cached = tuple[bytes, str | None, dict[str, str], int, Broken]
-
-
-class ResponseCache:
-    """The last few successful bodies (with the client rules their URL breaks), least recently used out."""
-
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
-        self.entries: OrderedDict[CacheKey, Cached] = OrderedDict()
-
-    def get(self, key: CacheKey) -> Cached | None:
-        entry = self.entries.get(key)
-        if entry is not None:
-            self.entries.move_to_end(key)
-        return entry
-
-    def put(self, key: CacheKey, response: Response, broken: Broken) -> Cached | None:
-        """Keep a 200 answer; None (nothing kept) for any other."""
-        if response.status_code != 200:
-            return None
-        extra = {name: value for name, value in response.headers.items()
-                 if name not in ("content-length", "content-type")}
-        entry = (bytes(response.body), response.media_type, extra, 200, broken)
-        self.entries[key] = entry
-        if len(self.entries) > self.size:
-            self.entries.popitem(last=False)
-        return entry
 
 
 # -- answers -------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ needs the model's companies, filings and clock.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.errors import ServiceError
 
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
     from .catalogue.companies import CompanyCore
     from .catalogue.generator import Catalogue
-    from .model import FilingsModel
     from .settings import FilingsSettings
 
 OWNER_ACTIONS = ("confirm", "fund", "login", "block", "unblock")
@@ -107,7 +106,7 @@ class ModelExtras:
         now_s = self.now_s()
         changes = rerelease(record, body, now_s)
         versions.append(Version(now_s, changes))
-        self.webhooks.updated(cast("FilingsModel", self), record, changes, now_s)
+        self.webhooks.updated(self, record, changes, now_s)
         self.version += 1
         return {"filing_id": record.id, "history_date": now_s, "changes": changes}
 
@@ -116,7 +115,7 @@ class ModelExtras:
         """Apply what the clock passed (webhook events and retries); the attempts to send."""
         book = self.webhooks
         if book.hooks:
-            book.catch_up(cast("FilingsModel", self), self.now_s())
+            book.catch_up(self, self.now_s())
             if book.outgoing:
                 self.version += 1
         return book.take_outgoing() if book.outgoing else []

@@ -38,7 +38,7 @@ from .query import FilingFilter, GeneratedSelection, merged_page
 from .regions import PeriodTest
 from .rules import CALLS_AFTER_QUOTA_REFUSAL
 from .settings import MAX_QUOTA, FilingsSettings
-from .state import read_state, state_of
+from .state import company_state, read_state
 from .userdata import USER_ID_BASE, new_company, new_filing
 
 KEY_SALT = 0x4B45
@@ -312,7 +312,20 @@ class FilingsModel(ModelExtras):
 
     # -- state ---------------------------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
-        return state_of(self)
+        return {
+            "catalogue": {"seed": self.seed, "scale": self.scale.label},
+            "keys": [key.to_state() for key in self.keys.values()],
+            "keys_issued": self.keys_issued,
+            "demo_keys": self.demo_keys,
+            "companies": [company_state(core) for core in self.companies.values()],
+            "filings": [record.to_state() for record in self.filings.values()],
+            "versions": [{"filing": filing_id, **version.to_state()} for filing_id, versions in self.versions.items()
+                         for version in versions],
+            "watchlists": self.watchlists.to_state(),
+            "merges": self.merges.to_state(),
+            "agents": self.agents.to_state(),
+            "webhooks": self.webhooks.to_state(),
+        }
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Validate all of an exported state (StateError names the field), then take it."""

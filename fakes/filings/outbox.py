@@ -23,7 +23,7 @@ import hashlib
 import hmac
 import uuid
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .catalogue.arith import stable_hash
 from .catalogue.companies import company_full_json
@@ -34,7 +34,9 @@ from .query import FilingFilter, source_for
 from .webhooks import Webhook
 
 if TYPE_CHECKING:
-    from .model import FilingsModel
+    from .catalogue.companies import CompanyCore
+    from .catalogue.generator import Catalogue
+    from .watchlist import Watchlists
 
 BACKOFF_S = (60, 300, 1800, 7200, 21600)
 RETRIED = frozenset({408, 429})
@@ -45,6 +47,26 @@ USER_AGENT = "FinancialReports-Webhooks/1.0 (contract-fakes)"
 EVENTS = ("filing.received", "filing.processed", "filing.updated", "filing.processed.test")
 STATUSES = ("pending", "success", "failed")
 NOT_SENT = "not sent: the URL's host is not a loopback host or in webhook_hosts"
+
+
+class WebhookSource(Protocol):
+    """What events and payloads read of the model (:class:`~fakes.filings.model.FilingsModel` is
+    one): the catalogue, the added filings, the companies, and whose watchlist follows what."""
+
+    seed: int
+    filings: dict[int, FilingRecord]
+    watchlists: Watchlists
+
+    @property
+    def catalogue(self) -> Catalogue: ...
+
+    def find_record(self, filing_id: int) -> FilingRecord | None: ...
+
+    def core(self, company_id: int) -> CompanyCore | None: ...
+
+    def markdown_text(self, record: FilingRecord) -> str: ...
+
+    def visible_count(self) -> int: ...
 
 
 @dataclass
@@ -102,7 +124,7 @@ def is_late(record: FilingRecord) -> bool:
     return record.added_s - record.release_s > LATE_S
 
 
-def payload(model: FilingsModel, hook: Webhook, delivery: Delivery, base_url: str) -> dict[str, Any]:
+def payload(model: WebhookSource, hook: Webhook, delivery: Delivery, base_url: str) -> dict[str, Any]:
     """The JSON body of a delivery, built from the filing as it is now."""
     body: dict[str, Any] = {"event_type": delivery.event_type, "webhook_id": str(hook.id),
                             "triggered_at": iso_s(delivery.event_s)}
@@ -148,7 +170,7 @@ def payload(model: FilingsModel, hook: Webhook, delivery: Delivery, base_url: st
     return body
 
 
-def hears(model: FilingsModel, hook: Webhook, record: FilingRecord, kind: str, event_s: int) -> bool:
+def hears(model: WebhookSource, hook: Webhook, record: FilingRecord, kind: str, event_s: int) -> bool:
     """Whether ``hook`` is told of event ``kind`` about ``record`` at ``event_s``."""
     if not hook.is_active or event_s < hook.listening_from_s:
         return False
@@ -165,7 +187,7 @@ def hears(model: FilingsModel, hook: Webhook, record: FilingRecord, kind: str, e
     return True
 
 
-def generated_indexes(model: FilingsModel, hook: Webhook, after_s: int, until_s: int, limit: int) -> list[int]:
+def generated_indexes(model: WebhookSource, hook: Webhook, after_s: int, until_s: int, limit: int) -> list[int]:
     """Generated filings ``hook`` follows that reached the platform in ``(after_s, until_s]``."""
     catalogue = model.catalogue
     timeline = catalogue.timeline

@@ -1,8 +1,9 @@
 """Reading an imported filings state: every key, company and filing validated before it is taken.
 
-:meth:`~fakes.filings.model.FilingsModel.load_state` calls :func:`read_state`; anything a later
-request would trust (a tier, a market index, a company a filing points at, an id the next
-``POST`` would reuse) is checked here, and a refusal names the field (``model.filings[2].type_index``).
+:meth:`~fakes.filings.model.FilingsModel.load_state` calls :func:`read_state` (its ``to_state``
+writes what this reads); anything a later request would trust (a tier, a market index, a company a
+filing points at, an id the next ``POST`` would reuse) is checked here, and a refusal names the
+field (``model.filings[2].type_index``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from fakes.kernel.statecheck import StateReader, check_text, refuse
 
@@ -29,7 +30,8 @@ from .watchlist import Watchlists
 from .webhookbook import WebhookBook
 
 if TYPE_CHECKING:
-    from .model import FilingsModel
+    from .catalogue.generator import Catalogue, Scale
+    from .settings import FilingsSettings
 
 MAX_EPOCH_S = 253_402_300_799  # the end of year 9999, what the service's date-times can write
 MAX_COUNT = 2**40
@@ -52,33 +54,29 @@ class FilingsState:
     webhooks: WebhookBook
 
 
+class LoadingModel(Protocol):
+    """What reading a state needs of the model it is loaded into (:class:`~fakes.filings.model.FilingsModel`
+    is one): the catalogue it was made for, its settings and its epoch."""
+
+    seed: int
+    epoch: int
+    scale: Scale
+    settings: FilingsSettings
+
+    @property
+    def catalogue(self) -> Catalogue: ...
+
+
 PARTS = ("catalogue", "keys", "keys_issued", "demo_keys", "companies", "filings", "versions", "watchlists",
          "merges", "agents", "webhooks")
 
 
-def state_of(model: FilingsModel) -> dict[str, Any]:
-    return {
-        "catalogue": {"seed": model.seed, "scale": model.scale.label},
-        "keys": [key.to_state() for key in model.keys.values()],
-        "keys_issued": model.keys_issued,
-        "demo_keys": model.demo_keys,
-        "companies": [_company_state(core) for core in model.companies.values()],
-        "filings": [record.to_state() for record in model.filings.values()],
-        "versions": [{"filing": filing_id, **version.to_state()} for filing_id, versions in model.versions.items()
-                     for version in versions],
-        "watchlists": model.watchlists.to_state(),
-        "merges": model.merges.to_state(),
-        "agents": model.agents.to_state(),
-        "webhooks": model.webhooks.to_state(),
-    }
-
-
-def _company_state(core: CompanyCore) -> dict[str, Any]:
+def company_state(core: CompanyCore) -> dict[str, Any]:
     return {name: (list(value) if isinstance(value, tuple) else value)
             for name, value in ((field, getattr(core, field)) for field in CompanyCore.__slots__)}
 
 
-def read_state(state: Any, *, model: FilingsModel) -> FilingsState:
+def read_state(state: Any, *, model: LoadingModel) -> FilingsState:
     seed, scale_label, catalogue = model.seed, model.scale.label, model.catalogue
     read = StateReader(state, "model").only(PARTS)
     found = read.raw("catalogue")

@@ -23,6 +23,7 @@ from .outbox import (
     STATUSES,
     Delivery,
     Outgoing,
+    WebhookSource,
     delivery_uuid,
     generated_indexes,
     headers_for,
@@ -33,7 +34,6 @@ from .outbox import (
 from .webhooks import Webhook, apply, is_loopback, read_webhooks, secret_key
 
 if TYPE_CHECKING:
-    from .model import FilingsModel
     from .settings import FilingsSettings
 
 MAX_EPOCH_S = 253_402_300_799
@@ -109,7 +109,7 @@ class WebhookBook:
         host = (urlsplit(hook.url).hostname or "").lower()
         return is_loopback(host) or host in {h.lower() for h in self.settings.webhook_hosts}
 
-    def attempt(self, model: FilingsModel, hook: Webhook, event: str, filing_id: int | None, event_s: int,
+    def attempt(self, model: WebhookSource, hook: Webhook, event: str, filing_id: int | None, event_s: int,
                 now_s: int, number: int = 1, changes: dict[str, Any] | None = None) -> Delivery:
         """A new attempt, logged and (for a loopback URL) handed to the sender."""
         self.delivery_seq += 1
@@ -145,7 +145,7 @@ class WebhookBook:
         return found
 
     # -- the clock's consequences ----------------------------------------------------------------
-    def catch_up(self, model: FilingsModel, now_s: int) -> None:
+    def catch_up(self, model: WebhookSource, now_s: int) -> None:
         """Make the attempts of every event and retry due in ``(synced_s, now_s]``."""
         start = self.synced_s
         if now_s <= start:
@@ -195,13 +195,13 @@ class WebhookBook:
                 self.attempt(model, hook, kind, filing_id, event_s, event_s)
                 made += 1
 
-    def updated(self, model: FilingsModel, record: FilingRecord, changes: dict[str, Any], now_s: int) -> None:
+    def updated(self, model: WebhookSource, record: FilingRecord, changes: dict[str, Any], now_s: int) -> None:
         """A user's filing was re-released: tell the webhooks that asked for ``filing.updated``."""
         for hook in list(self.hooks.values()):
             if hears(model, hook, record, "filing.updated", now_s):
                 self.attempt(model, hook, "filing.updated", record.id, now_s, now_s, changes=changes)
 
-    def received_now(self, model: FilingsModel, record: FilingRecord, now_s: int) -> None:
+    def received_now(self, model: WebhookSource, record: FilingRecord, now_s: int) -> None:
         """A user's filing reached the platform at once: its received event, now."""
         for hook in list(self.hooks.values()):
             if hears(model, hook, record, "filing.received", now_s):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
@@ -17,23 +17,58 @@ from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
 from . import requestlog
+from .clock import Clock
 from .control import STATE_PATH
 from .errors import ControlError, ServiceError, control_error_body
-from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, fault_delay
+from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, FaultSet, fault_delay
 from .gateway import HOST_ROUTED
 from .http import dumps, json_response
 from .limits import TIMED_OUT_KEY, limited_receive
 from .token import control_allowed, control_unauthorized
-from .verdicts import VERDICTS_KEY, ClientRule
-from .worlds import names_world
-
-if TYPE_CHECKING:
-    from .fake import Fake
+from .verdicts import VERDICTS_KEY, ClientRule, Verdicts
+from .worlds import Worlds, names_world
 
 log = logging.getLogger("fakes")
 
 CONTROL_PREFIX = "/_fake"
 UNJOURNALED = ("/openapi.json",)
+
+
+class ServedFake(requestlog.LoggedFake, Protocol):
+    """What the app reads of its fake on each request: where it is mounted, its worlds, its
+    control token and body caps, its clock, faults, journal and verdict log, and its error shape.
+    The fake itself goes into the scope's ``app``, where the routes find it."""
+
+    @property
+    def prefix(self) -> str: ...
+
+    @property
+    def worlds(self) -> Worlds[Any] | None: ...
+
+    @property
+    def control_token(self) -> str | None: ...
+
+    @property
+    def max_body_bytes(self) -> int: ...
+
+    @property
+    def max_control_body_bytes(self) -> int: ...
+
+    @property
+    def max_state_bytes(self) -> int: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def faults(self) -> FaultSet: ...
+
+    @property
+    def verdict_log(self) -> Verdicts: ...
+
+    def body_required(self, scope: Scope) -> bool: ...
+
+    def error_body(self, err: ServiceError) -> dict[str, Any]: ...
 
 
 class FakeApp:
@@ -42,7 +77,8 @@ class FakeApp:
     Its two routers are built when first needed (a world that only ever hears control calls
     never builds its service's routes)."""
 
-    def __init__(self, fake: Fake, service_router: Callable[[], Router], control_router: Callable[[], Router]) -> None:
+    def __init__(self, fake: ServedFake, service_router: Callable[[], Router],
+                 control_router: Callable[[], Router]) -> None:
         self.fake = fake
         self._build_service_router = service_router
         self._build_control_router = control_router

@@ -1,31 +1,76 @@
 """The shared control plane under ``/_fake/``: health, reset, clock, journal, faults, state.
 
 Every operation is also a Python method of :class:`~fakes.kernel.fake.Fake`; these routes only
-parse JSON and call those methods, so the two faces cannot drift apart.
+parse JSON and call those methods (:class:`ControlledFake`, below), so the two faces cannot
+drift apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from .clock import MAX_EPOCH_MS, ClockError, ClockRangeError
+from .clock import MAX_EPOCH_MS, Clock, ClockError, ClockRangeError
 from .errors import ControlError
 from .http import finite_number, json_response, query_int, read_json, read_json_object
-from .verdicts import SEVERITIES
+from .journal import Journal
+from .verdicts import SEVERITIES, ClientRule, Verdicts
 from .verify import PatternError, RequestPattern, near_miss_dicts, search
 
-if TYPE_CHECKING:
-    from .fake import Fake
+
+class ControlledFake(Protocol):
+    """What the control routes use of the fake (or world) a request is for: the Python face of
+    each operation, and the clock, journal and verdict log they describe."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def client_rules(self) -> tuple[ClientRule, ...]: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def journal(self) -> Journal: ...
+
+    @property
+    def verdict_log(self) -> Verdicts: ...
+
+    def reset(self) -> None: ...
+
+    def advance(self, seconds: float) -> int: ...
+
+    def set_time_ms(self, epoch_ms: int) -> int: ...
+
+    def journal_entries(self, **filters: Any) -> list[dict[str, Any]]: ...
+
+    def clear_journal(self) -> None: ...
+
+    def verdicts(self, severity: str | None = None) -> list[dict[str, Any]]: ...
+
+    def clear_verdicts(self) -> None: ...
+
+    def add_fault(self, **spec: Any) -> dict[str, Any]: ...
+
+    def list_faults(self) -> list[dict[str, Any]]: ...
+
+    def remove_fault(self, fault_id: str) -> bool: ...
+
+    def clear_faults(self) -> None: ...
+
+    def export_state(self) -> dict[str, Any]: ...
+
+    def import_state(self, state: dict[str, Any]) -> None: ...
 
 
-def fake_of(request: Request) -> Fake:
+def fake_of(request: Request) -> ControlledFake:
     """The fake (or world) a control request is for: the kernel puts it in the scope's ``app``."""
-    fake: Fake = request.scope["app"]
+    fake: ControlledFake = request.scope["app"]
     return fake
 
 
@@ -103,7 +148,7 @@ def _flag(params: Any, name: str, default: bool) -> bool:
     return value in ("1", "true")
 
 
-def journal_search(fake: Fake, params: Any, limit: int | None, details: bool,
+def journal_search(fake: ControlledFake, params: Any, limit: int | None, details: bool,
                    warnings_only: bool) -> list[dict[str, Any]]:
     """``GET /_fake/journal`` with ``status``, ``header`` (``Name: value``, or ``Name``: present) or
     ``body_contains``: the pattern search of ``POST /_fake/journal/find`` from query parameters."""
@@ -190,7 +235,7 @@ ROUTES: list[BaseRoute] = [
 ]
 
 
-def control_routes(fake: Fake | None = None) -> list[BaseRoute]:
+def control_routes(fake: ControlledFake | None = None) -> list[BaseRoute]:
     """The kernel's control routes (shared by every fake: a world holds none of its own)."""
     return ROUTES
 

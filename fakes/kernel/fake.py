@@ -155,7 +155,7 @@ class Fake:
         self._app: FakeApp | None = None
         self._openapi: dict[str, Any] | None = None
         #: the worlds served besides this one (see :mod:`fakes.kernel.worlds`); None in a world
-        self.worlds: Worlds | None = Worlds(self, max_worlds=max_worlds, idle_expiry=world_idle_expiry)
+        self.worlds: Worlds[Fake] | None = Worlds(self, max_worlds=max_worlds, idle_expiry=world_idle_expiry)
         self.world_id: str | None = None  # set in a world: its id
 
     # -- hooks for services ------------------------------------------------------------------

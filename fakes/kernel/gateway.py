@@ -6,25 +6,36 @@ A request reaches a fake by path prefix (``/filings/companies/``) or by the firs
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .dashboard import gateway_index
 from .http import json_response
 from .token import control_allowed, control_unauthorized
 
-if TYPE_CHECKING:
-    from .fake import Fake
-
 HOST_ROUTED = "fakes.host_routed"
+
+
+class GatewayFake(Protocol):
+    """What the gateway uses of each fake behind it: its prefix, its control token, its app."""
+
+    @property
+    def prefix(self) -> str: ...
+
+    @property
+    def control_token(self) -> str | None: ...
+
+    @property
+    def app(self) -> ASGIApp: ...
 
 
 class GatewayApp:
     """``control_token``: what the gateway's own ``/`` and ``/_fake/health`` need (default: the
     fakes' token, which ``fakes serve`` gives all of them)."""
 
-    def __init__(self, fakes: dict[str, Fake], control_token: str | None = None) -> None:
+    def __init__(self, fakes: Mapping[str, GatewayFake], control_token: str | None = None) -> None:
         self.fakes = fakes
         self.control_token = control_token or next(
             (fake.control_token for fake in fakes.values() if fake.control_token), None)
@@ -58,7 +69,7 @@ class GatewayApp:
             refusal["services"] = self.describe()["services"]
         await json_response(refusal, 404)(scope, receive, send)
 
-    def _by_host(self, scope: Scope) -> Fake | None:
+    def _by_host(self, scope: Scope) -> GatewayFake | None:
         for name, value in scope.get("headers", ()):
             if name == b"host":
                 label = value.decode("latin-1").split(":", 1)[0].split(".", 1)[0]

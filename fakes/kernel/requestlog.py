@@ -18,14 +18,28 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING
+from typing import IO, Protocol
 
-if TYPE_CHECKING:
-    from .fake import Fake
+from .journal import Journal
+
+
+class LoggedFake(Protocol):
+    """What a request line reads of the fake (or world) that answered: its service's name, its
+    world's id, and its journal's redactor (the line shows the query as the journal does)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def world_id(self) -> str | None: ...
+
+    @property
+    def journal(self) -> Journal: ...
+
 
 LOGGER = logging.getLogger("fakes.requests")
 #: what the app calls after each journaled request, or None (the default: no cost but one check)
-active: Callable[[Fake, str, str, str, int, float], None] | None = None
+active: Callable[[LoggedFake, str, str, str, int, float], None] | None = None
 
 
 def enable(stream: IO[str] | None = None) -> None:
@@ -48,11 +62,11 @@ def disable() -> None:
         LOGGER.removeHandler(handler)
 
 
-def log_request(fake: Fake, method: str, path: str, query: str, status: int, started: float) -> None:
+def log_request(fake: LoggedFake, method: str, path: str, query: str, status: int, started: float) -> None:
     LOGGER.info(request_line(fake, method, path, query, status, (time.perf_counter() - started) * 1000))
 
 
-def request_line(fake: Fake, method: str, path: str, query: str, status: int, milliseconds: float) -> str:
+def request_line(fake: LoggedFake, method: str, path: str, query: str, status: int, milliseconds: float) -> str:
     now = time.time()
     clock = time.strftime("%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}"
     redactor = fake.journal.redactor

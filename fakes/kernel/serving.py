@@ -235,7 +235,7 @@ def _banner(name: str, fake: Fake, url: str, restored: bool = False) -> str:
     credentials = {"state": "loaded (its own credentials; no demo ones added)"} if restored else \
         fake.demo_credentials()
     creds = "".join(f"\n    {key}: {value}" for key, value in credentials.items())
-    return f"  {name:<14} {url}   (control: {url}/_fake/health){creds}"
+    return f"  {name:<14} {url}   (control: {url}/_fake/health, dashboard: {url}/_fake/ui){creds}"
 
 
 def _shown_host(host: str) -> str:

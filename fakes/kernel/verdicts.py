@@ -13,17 +13,14 @@ Verdicts describe the client, not the fake's world: ``reset`` and state import l
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from starlette.requests import Request
 
 from .clock import iso_ms
 from .settings import SettingsError
-
-if TYPE_CHECKING:
-    from .fake import Fake
 
 VERDICTS_KEY = "fakes.verdicts"
 SILENCE_ENV = "FAKES_SILENCE_RULES"
@@ -184,7 +181,20 @@ def check_owners(patterns: Iterable[str], services: Iterable[str]) -> None:
                                 f"{', '.join(known)}")
 
 
-def verdicts_of_worlds(fake: Fake, severity: str | None = None) -> list[tuple[str | None, list[dict[str, Any]]]]:
+class JudgedFake(Protocol):
+    """What the reports below read of a fake: its verdicts (and, when it has them, its worlds':
+    ``worlds.ids()`` and ``worlds.get(id, create=False)``, each a fake judged the same way)."""
+
+    def verdicts(self, severity: str | None = None) -> list[dict[str, Any]]: ...
+
+
+class RuledFake(Protocol):
+    """What the table of rules reads of a fake class: the rules it checks."""
+
+    client_rules: ClassVar[tuple[ClientRule, ...]]
+
+
+def verdicts_of_worlds(fake: JudgedFake, severity: str | None = None) -> list[tuple[str | None, list[dict[str, Any]]]]:
     """``(world id, verdicts)`` of a fake (world None) and of each of its worlds that broke a rule."""
     found: list[tuple[str | None, list[dict[str, Any]]]] = [(None, fake.verdicts(severity))]
     worlds = getattr(fake, "worlds", None)
@@ -201,7 +211,7 @@ def verdicts_of_worlds(fake: Fake, severity: str | None = None) -> list[tuple[st
     return found
 
 
-def serve_summary(fakes: dict[str, Fake]) -> str:
+def serve_summary(fakes: Mapping[str, JudgedFake]) -> str:
     """What ``fakes serve`` prints when it stops: per fake (and world) the rules its clients broke."""
     lines = ["contract-fakes: client verdicts (docs/verdicts.md)"]
     for name, fake in fakes.items():
@@ -213,7 +223,7 @@ def serve_summary(fakes: dict[str, Fake]) -> str:
     return "\n".join(lines)
 
 
-def rules_markdown(fake_classes: Iterable[type[Fake]]) -> str:
+def rules_markdown(fake_classes: Iterable[type[RuledFake]]) -> str:
     """The Markdown table of every rule of these fakes (docs/verdicts.md embeds it, tested)."""
     lines = ["| rule | severity | what the client must do | source |", "|---|---|---|---|"]
     for cls in fake_classes:

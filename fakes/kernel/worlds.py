@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 from urllib.parse import unquote
 
 from starlette.requests import Request
@@ -42,9 +42,6 @@ from .clock import Clock, iso_ms
 from .errors import ControlError, ServiceError, control_error_body
 from .http import json_response
 from .token import control_allowed, control_unauthorized
-
-if TYPE_CHECKING:
-    from .fake import Fake
 
 #: the path segment that opens a world's base URL: ``/_w/<id>``
 WORLD_SEGMENT = "/_w"
@@ -80,9 +77,41 @@ def world_clock(parent: Clock, start_ms: int | None = None) -> Clock:
     return Clock(parent.spec, start_ms=start_ms)
 
 
+class WorldApp(Protocol):
+    """What a world's request is handed to: its fake's app, below the world's base."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, path: str) -> None: ...
+
+
+class WorldFake(Protocol):
+    """What worlds use of a fake: its constructor arguments, clock and prefix (a world is the same
+    class built again from them), its control token and error shape (for refusals), and of a
+    world made that way its app, its state import and the marks that make it a world."""
+
+    init_args: tuple[Any, ...]
+    init_kwargs: dict[str, Any]
+    clock: Clock
+    prefix: str
+    control_token: str | None
+    worlds: Worlds[Any] | None
+    world_id: str | None
+    _owns_clock: bool
+
+    @property
+    def app(self) -> WorldApp: ...
+
+    def import_state(self, state: dict[str, Any]) -> None: ...
+
+    def error_body(self, err: ServiceError) -> dict[str, Any]: ...
+
+
+#: the fake class whose worlds a registry holds (each world is one of its own class)
+FakeT = TypeVar("FakeT", bound=WorldFake)
+
+
 @dataclass
-class World:
-    fake: Fake
+class World(Generic[FakeT]):
+    fake: FakeT
     created_wall: float
     last_used_wall: float
     last_used: float  # monotonic, for idle expiry
@@ -101,7 +130,7 @@ class World:
         }
 
 
-class Worlds:
+class Worlds(Generic[FakeT]):
     """The worlds of one fake (the default world's registry); thread-safe.
 
     HTTP requests all run on the server's event loop; the lock is for Python callers on other
@@ -109,7 +138,7 @@ class Worlds:
 
     def __init__(
         self,
-        parent: Fake,
+        parent: FakeT,
         *,
         max_worlds: int | None = DEFAULT_MAX_WORLDS,
         idle_expiry: float | None = None,
@@ -125,12 +154,12 @@ class Worlds:
         self.idle_expiry = float(idle_expiry) if idle_expiry else None
         self._monotonic = monotonic
         self._wall = wall
-        self._worlds: dict[str, World] = {}
+        self._worlds: dict[str, World[FakeT]] = {}
         self._lock = threading.RLock()
         self._next_sweep = 0.0
 
     # -- Python API ----------------------------------------------------------------------------
-    def get(self, world_id: str, *, create: bool = True, state: dict[str, Any] | None = None) -> Fake:
+    def get(self, world_id: str, *, create: bool = True, state: dict[str, Any] | None = None) -> FakeT:
         """The world's fake, created from the seed on first use (or from ``state``, an export).
 
         Raises :class:`InvalidWorldId`, :class:`WorldCapReached`, or KeyError when ``create`` is
@@ -141,7 +170,7 @@ class Worlds:
             found = self._worlds.get(world_id)
             if found is None:
                 raise KeyError(world_id)
-            world: World | None = found
+            world: World[FakeT] | None = found
         else:
             world = self._enter(world_id, create=create, count=False)
         if world is None:
@@ -189,7 +218,7 @@ class Worlds:
 
     # -- lookup --------------------------------------------------------------------------------
     def _enter(self, world_id: str, *, create: bool = True, count: bool = True,
-               provisional: bool = False) -> World | None:
+               provisional: bool = False) -> World[FakeT] | None:
         if self.idle_expiry is not None and self._monotonic() >= self._next_sweep:
             self.expire_idle()
         world = self._worlds.get(world_id)
@@ -218,7 +247,7 @@ class Worlds:
             world.confirmed = True  # a Python caller is trusted
         return world
 
-    def _settle(self, world_id: str, world: World, status: int) -> None:
+    def _settle(self, world_id: str, world: World[FakeT], status: int) -> None:
         """After a request to a world no successful request has confirmed yet: keep it if this
         one was answered below 400, else forget it with whatever the request did in it."""
         world.in_flight -= 1
@@ -229,12 +258,13 @@ class Worlds:
                 if self._worlds.get(world_id) is world:
                     del self._worlds[world_id]
 
-    def _spawn(self, world_id: str) -> Fake:
+    def _spawn(self, world_id: str) -> FakeT:
         parent = self.parent
         # the exact constructor arguments of the parent (see Fake.__new__), new clock and prefix
         kwargs = {**parent.init_kwargs, "clock": world_clock(parent.clock, parent.init_kwargs.get("start_ms")),
                   "prefix": f"{parent.prefix}{WORLD_SEGMENT}/{world_id}"}
-        child = type(parent)(*parent.init_args, **kwargs)
+        build: Callable[..., FakeT] = type(parent)  # the parent's own class, whatever it takes
+        child = build(*parent.init_args, **kwargs)
         child.worlds = None  # no worlds inside a world
         child._owns_clock = True  # its clock is its own: resetting the world rewinds it
         child.world_id = world_id
@@ -334,11 +364,18 @@ def _header(scope: Scope) -> str | None:
 
 
 # -- the default world's control routes: GET /_fake/worlds, DELETE /_fake/worlds[/<id>] ----------
-def world_control_routes(fake: Fake) -> list[BaseRoute]:
+class WorldsHolder(Protocol):
+    """What the worlds' control routes use of the fake serving them: its registry (None in a world)."""
+
+    @property
+    def worlds(self) -> Worlds[Any] | None: ...
+
+
+def world_control_routes(fake: WorldsHolder) -> list[BaseRoute]:
     worlds = fake.worlds
     if worlds is None:
         return []
-    registry: Worlds = worlds
+    registry: Worlds[Any] = worlds
 
     async def listing(request: Request) -> Response:
         if request.method == "DELETE":

@@ -9,21 +9,25 @@ and a token of the application. Single-use things are re-armed before each timed
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urlencode
 
 from fakes.kernel.benchops import BenchOperation
 
 from .domains import DOMAINS
-
-if TYPE_CHECKING:
-    from . import MemberExportFake
+from .served import ControlledMemberExport
 
 REDIRECT = "http://localhost:8765/callback"
 FORM = {"content-type": "application/x-www-form-urlencoded"}
 
 
-def bench_operations(fake: MemberExportFake) -> list[BenchOperation]:
+class BenchedMemberExport(ControlledMemberExport, Protocol):
+    """The control plane as Python and a ready member's headers (:class:`~fakes.member_export.MemberExportFake`)."""
+
+    def auth_headers(self) -> dict[str, str]: ...
+
+
+def bench_operations(fake: BenchedMemberExport) -> list[BenchOperation]:
     settings = fake.settings
     fake.auth_headers()  # the ready member the REST operations read as
     member = fake.create_member(name="Bench Member", region="DE", build_times=dict.fromkeys(DOMAINS, 0))

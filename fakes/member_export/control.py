@@ -16,7 +16,7 @@ from fakes.kernel.errors import ControlError
 from fakes.kernel.http import json_response, read_json_object
 
 if TYPE_CHECKING:
-    from . import MemberExportFake
+    from .served import ControlledMemberExport
 
 MEMBER_FIELDS = frozenset({"region", "name", "sizes", "build_times"})
 CONSENT_FIELDS = frozenset({"expires_in"})
@@ -45,7 +45,7 @@ async def body_with(request: Request, allowed: frozenset[str]) -> dict[str, Any]
     return body
 
 
-def control_routes(fake: MemberExportFake) -> list[BaseRoute]:
+def control_routes(fake: ControlledMemberExport) -> list[BaseRoute]:
     async def create_member(request: Request) -> Response:
         body = await body_with(request, MEMBER_FIELDS)
         return json_response(fake.create_member(**body), 201)

@@ -27,7 +27,7 @@ from .model import MemberExportModel
 from .oauth import AuthorizationPageError, AuthorizationRequest, oauth_error
 
 if TYPE_CHECKING:
-    from . import MemberExportFake
+    from .served import ServedMemberExport
 
 AUTHORIZATION = "/oauth/v2/authorization"
 ACCESS_TOKEN = "/oauth/v2/accessToken"
@@ -84,7 +84,7 @@ def page_error(status: int, error: str, description: str) -> AuthorizationPageEr
     return AuthorizationPageError(status, error, description)
 
 
-def oauth_routes(fake: MemberExportFake) -> list[BaseRoute]:
+def oauth_routes(fake: ServedMemberExport) -> list[BaseRoute]:
     async def authorization(request: Request) -> Response:
         model: MemberExportModel = fake.model
         try:

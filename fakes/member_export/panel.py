@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from fakes.kernel.dashboard.panels import MAX_ROWS, Panel, collect, lane, progress, span, table, timeline, when
 
 if TYPE_CHECKING:
-    from . import MemberExportFake
+    from .served import ControlledMemberExport
 
 #: members drawn on the build timeline (the newest ones)
 TIMELINE_MEMBERS = 8
@@ -20,16 +20,16 @@ TIMELINE_MEMBERS = 8
 NAMED_DOMAINS = 3
 
 
-def panels(fake: MemberExportFake) -> list[Panel]:
+def panels(fake: ControlledMemberExport) -> list[Panel]:
     return collect(fake, members, builds)
 
 
-def _newest(fake: MemberExportFake, count: int) -> list[dict[str, Any]]:
+def _newest(fake: ControlledMemberExport, count: int) -> list[dict[str, Any]]:
     ids = list(reversed(list(fake.model.members)))
     return [fake.member_info(member_id) for member_id in islice(ids, count)]
 
 
-def members(fake: MemberExportFake) -> Panel:
+def members(fake: ControlledMemberExport) -> Panel:
     now = fake.clock.now_ms()
     rows = []
     for info in _newest(fake, MAX_ROWS):
@@ -45,7 +45,7 @@ def members(fake: MemberExportFake) -> Panel:
                              "records now", "changelog events"], rows, note=note)
 
 
-def builds(fake: MemberExportFake) -> Panel:
+def builds(fake: ControlledMemberExport) -> Panel:
     """Each consented member's domains, grouped by build time: from consent until available."""
     lanes = []
     waiting = 0

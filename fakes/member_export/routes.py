@@ -23,7 +23,7 @@ from .rules import NO_VERSION_HEADER
 from .tokens import Token
 
 if TYPE_CHECKING:
-    from . import MemberExportFake
+    from .served import ServedMemberExport
 
 SNAPSHOT_PATH = "/rest/memberSnapshotData"
 CHANGELOG_PATH = "/rest/memberChangeLogs"
@@ -33,7 +33,7 @@ MAX_EPOCH_MS = 2**63 - 1    # timestamps are int64
 AUTHORIZATION_PAGE_COUNT = 10  # Rest.li finder default, as in a public capture
 
 
-def service_routes(fake: MemberExportFake) -> list[BaseRoute]:
+def service_routes(fake: ServedMemberExport) -> list[BaseRoute]:
     settings = fake.settings
 
     def caller(request: Request, resource: str) -> tuple[MemberExportModel, Token, Member]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,12 +25,10 @@ from starlette.types import Receive, Scope, Send
 from fakes.kernel.http import header_value
 
 from . import media
+from .endpoints import ServedVideo, request_base
 from .settings import VideoSettings
 from .timeline import BANDWIDTH, RESOLUTION
 from .videos import Video
-
-if TYPE_CHECKING:
-    from . import VideoFake
 
 HLS = "application/vnd.apple.mpegurl"
 
@@ -110,7 +108,7 @@ def live_playlist(first: int, last: int) -> str:
 def asset_routes(settings: VideoSettings) -> list[BaseRoute]:
     """The assets' routes (shared by a fake and its worlds: each request reads its own fake)."""
 
-    def fake_of(request: Request) -> VideoFake:
+    def fake_of(request: Request) -> ServedVideo:
         return request.scope["app"]  # type: ignore[no-any-return]
 
     def current(request: Request) -> tuple[Video, int] | None:
@@ -123,8 +121,6 @@ def asset_routes(settings: VideoSettings) -> list[BaseRoute]:
         return video, fake.model.clock.now_ms()
 
     def base_of(request: Request) -> str:
-        from .routes import request_base
-
         return settings.public_base_url.rstrip("/") or request_base(request)
 
     def deliver(request: Request, media: Any, seconds: float, *, ended: bool = False, impression: bool = False) -> None:

@@ -5,22 +5,22 @@ rate-limited here, as for the sample request. A stage of one record of each kind
 model through the model's own methods (an encoded video with captions, chapters, a summary and
 plays, a player theme with a logo, a live stream broadcasting, a watermark, an upload token, a
 webhook); an operation that consumes what it acts on (a DELETE, an upload, a restore) makes a fresh
-record in its untimed ``prepare``.
+record in its untimed ``prepare``. The fake is read as :class:`BenchedVideo`, a protocol of what
+the stage uses (the package's ``VideoFake`` satisfies it).
 """
 
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fakes.kernel.benchops import BenchOperation
 
 from . import media
 from .images import Image
-
-if TYPE_CHECKING:
-    from . import VideoFake
-    from .projects import Project
+from .model import VideoModel
+from .projects import Project
+from .settings import VideoSettings
 
 VTT = b"WEBVTT\n\n00:00:00.000 --> 00:00:01.000\nhello\n"
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -28,10 +28,27 @@ PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
 SINCE = "2026-01-04T09:00:00Z"  # in a query string a "+" would be a space
 
 
+class BenchedVideo(Protocol):
+    """What the benchmark's stage uses of the fake: its settings and model, the benchmark's headers,
+    and the Python control plane's clock, broadcast and plays."""
+
+    settings: VideoSettings
+    model: VideoModel
+
+    def auth_headers(self) -> dict[str, str]: ...
+
+    def advance(self, seconds: float) -> int: ...
+
+    def broadcast(self, live_stream_id: Any, seconds: Any, *, record: Any = ..., height: Any = ...
+                  ) -> dict[str, Any]: ...
+
+    def add_plays(self, plays: Any) -> dict[str, Any]: ...
+
+
 class Stage:
     """One record of each kind in the benchmark's project, and makers of fresh ones."""
 
-    def __init__(self, fake: VideoFake, project: Project) -> None:
+    def __init__(self, fake: BenchedVideo, project: Project) -> None:
         self.fake, self.project = fake, project
         model = fake.model
         self.counter = itertools.count(1)
@@ -116,7 +133,7 @@ class Stage:
         raise ValueError(kind)
 
 
-def bench_operations(fake: VideoFake) -> list[BenchOperation]:
+def bench_operations(fake: BenchedVideo) -> list[BenchOperation]:
     headers = fake.auth_headers()
     project = fake.model.authenticate(headers["Authorization"])
     project.rate_limited = False  # the benchmark sends thousands of requests at one virtual instant

@@ -1,13 +1,14 @@
 """The service's additions to the control plane (paths relative to ``/_fake``).
 
-Each route only parses JSON and calls the fake's Python method of the same meaning. Errors use the
-kernel's control shape ``{"error", "message"}``.
+Each route only parses JSON and calls the fake's Python method of the same meaning (the fake as
+:class:`ControlledVideo`, a protocol of those methods, which the package's ``VideoFake`` has).
+Errors use the kernel's control shape ``{"error", "message"}``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -16,14 +17,39 @@ from starlette.routing import BaseRoute, Route
 from fakes.kernel.errors import ControlError
 from fakes.kernel.http import json_response, read_json_object
 
-if TYPE_CHECKING:
-    from . import VideoFake
+from .delivery import Dispatcher
+from .settings import VideoSettings
 
 VIEW_FIELDS = frozenset({"videoId", "seconds"})
 BROADCAST_FIELDS = frozenset({"seconds", "record", "height"})
 
 
-def control_routes(fake: VideoFake) -> list[BaseRoute]:
+class ControlledVideo(Protocol):
+    """What the control routes call of the fake: its Python control plane, and the webhook sender
+    whose deliveries ``GET /webhooks/deliveries`` waits for."""
+
+    settings: VideoSettings
+    dispatcher: Dispatcher
+
+    def sync(self) -> None: ...
+
+    def outbox(self) -> list[dict[str, Any]]: ...
+
+    def create_project(self, *, keeps_discarded: bool | None = ...) -> dict[str, Any]: ...
+
+    def set_keeps_discarded(self, project_id: Any, keeps_discarded: bool) -> dict[str, Any]: ...
+
+    def usage(self, project: str | None = ...) -> dict[str, Any]: ...
+
+    def record_view(self, video_id: Any, seconds: Any) -> dict[str, Any]: ...
+
+    def broadcast(self, live_stream_id: Any, seconds: Any, *, record: Any = ..., height: Any = ...
+                  ) -> dict[str, Any]: ...
+
+    def add_plays(self, plays: Any) -> dict[str, Any]: ...
+
+
+def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
     async def projects(request: Request) -> Response:
         body = await read_json_object(request, error=ControlError) if await request.body() else {}
         unknown = sorted(set(body) - {"keeps_discarded"})

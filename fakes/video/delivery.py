@@ -7,7 +7,8 @@ manual clock shared with other fakes and advanced elsewhere, still emits on its 
 thread POSTs each delivery once, in emission order, with the settings' timeout, and records the
 outcome in the outbox (``delivered`` with the receiver's status for a 2xx, ``failed`` otherwise).
 A slow receiver delays only later deliveries, never a request or a clock move. The thread holds a
-weak reference to the fake and ends when the fake is garbage collected.
+weak reference to the fake and ends when the fake is garbage collected. It reads the fake through
+:class:`WebhookSource`, a protocol of what it uses (the package's ``VideoFake`` satisfies it).
 """
 
 from __future__ import annotations
@@ -15,21 +16,30 @@ from __future__ import annotations
 import queue
 import threading
 import weakref
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import httpx
 
+from .model import VideoModel
+from .settings import VideoSettings
 from .webhooks import Delivery
-
-if TYPE_CHECKING:
-    from . import VideoFake
 
 TICK_S = 0.2
 _START_LOCK = threading.Lock()  # starting a sender thread is rare: one lock for every fake
 
 
+class WebhookSource(Protocol):
+    """What the sender thread uses of its fake: the timeout setting, whether anything is subscribed,
+    and the catch-up that emits what the clock passed."""
+
+    settings: VideoSettings
+    model: VideoModel
+
+    def sync(self) -> None: ...
+
+
 class Dispatcher:
-    def __init__(self, fake: VideoFake) -> None:
+    def __init__(self, fake: WebhookSource) -> None:
         self._fake = weakref.ref(fake)
         # the queue and the thread come with the first delivery (most fakes and worlds send none)
         self._queue: queue.Queue[Delivery] | None = None
@@ -68,7 +78,7 @@ class Dispatcher:
         return done.wait(timeout)
 
 
-def _run(fake_ref: weakref.ReferenceType[VideoFake], deliveries: queue.Queue[Delivery]) -> None:
+def _run(fake_ref: weakref.ReferenceType[WebhookSource], deliveries: queue.Queue[Delivery]) -> None:
     with httpx.Client(trust_env=False) as client:
         while True:
             try:
@@ -87,7 +97,7 @@ def _run(fake_ref: weakref.ReferenceType[VideoFake], deliveries: queue.Queue[Del
                 deliveries.task_done()
 
 
-def _send(client: httpx.Client, delivery: Delivery, fake_ref: weakref.ReferenceType[VideoFake]) -> None:
+def _send(client: httpx.Client, delivery: Delivery, fake_ref: weakref.ReferenceType[WebhookSource]) -> None:
     fake = fake_ref()
     timeout = fake.settings.webhook_timeout_s if fake is not None else 5.0
     del fake

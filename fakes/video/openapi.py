@@ -3,95 +3,20 @@
 Accurate enough to validate every answer against (schemathesis runs with response-schema
 conformance): each status the fake can give is listed with its body schema and the rate-limit
 headers. The kernel merges the shared control-plane paths into it. Schemas are in
-openapi_schemas.py; the paths of captions, chapters, summaries, watermarks, upload tokens, live
-streams, player themes, analytics and assets in openapi_paths.py; the control plane's additions in
-openapi_control.py.
+openapi_schemas.py and the pieces every operation is built of in openapi_operations.py; the paths
+of captions, chapters, summaries, watermarks, upload tokens, live streams, player themes,
+analytics and assets in openapi_paths.py; the control plane's additions in openapi_control.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, json_response_spec
-
-from .openapi_schemas import (
-    CREATION,
-    PROBLEM,
-    RATE_HEADERS,
-    STATUS,
-    TAG,
-    TOKEN,
-    UPDATE,
-    VIDEO,
-    Schema,
-    image_file,
-    page,
-)
+from .openapi_control import control_paths
+from .openapi_operations import BAD, NOT_FOUND, error, jpeg_upload, no_content, ok, op, paging, param, sorting
+from .openapi_paths import asset_paths, live_paths, track_paths
+from .openapi_schemas import CREATION, STATUS, TAG, TOKEN, UPDATE, VIDEO, page
 from .settings import VideoSettings
-
-
-def ok(schema: Schema, description: str = "OK") -> Schema:
-    return json_response_spec(schema, description, headers=RATE_HEADERS)
-
-
-def error(description: str) -> Schema:
-    return json_response_spec(PROBLEM, description, headers=RATE_HEADERS)
-
-
-def no_content(description: str) -> Schema:
-    return {"description": description, "headers": RATE_HEADERS}
-
-
-def param(name: str, where: str = "path", schema: Schema | None = None, description: str = "") -> Schema:
-    return {"name": name, "in": where, "required": where == "path", "description": description,
-            "schema": schema or {"type": "string"}}
-
-
-def op(summary: str, responses: dict[str, Any], *, tag: str = "videos", body: Schema | None = None,
-       params: list[Schema] | None = None, security: bool = True, content: str = "application/json",
-       encoding: dict[str, Any] | None = None, beyond_schema: str | None = None) -> Schema:
-    merged = {**responses, "405": error("method not allowed"), "429": error("too many requests")}
-    if security:
-        merged.setdefault("401", error("missing, malformed or wrong key or token"))
-    operation: Schema = {"tags": [tag], "summary": summary, "responses": merged}
-    if not security:
-        operation["security"] = []
-    if body is not None:
-        media: Schema = {"schema": body}
-        if encoding:
-            media["encoding"] = encoding
-        operation["requestBody"] = {"required": True, "content": {content: media}}
-    if params:
-        operation["parameters"] = params
-    if beyond_schema:
-        operation[ACCEPTANCE_BEYOND_SCHEMA] = beyond_schema
-    return operation
-
-
-def paging(settings: VideoSettings) -> list[Schema]:
-    return [param("currentPage", "query", {"type": "integer", "minimum": 1, "maximum": 1_000_000_000}),
-            param("pageSize", "query", {"type": "integer", "minimum": settings.min_page_size,
-                                        "maximum": settings.max_page_size})]
-
-
-def sorting(*fields: str) -> list[Schema]:
-    return [param("sortBy", "query", {"type": "string", "enum": list(fields)}),
-            param("sortOrder", "query", {"type": "string", "enum": ["asc", "desc"]})]
-
-
-def jpeg_upload() -> dict[str, Any]:
-    """A multipart body whose file part is a JPEG named *.jpg (the reference judges the extension)."""
-    return {"body": image_file(), "content": "multipart/form-data",
-            "encoding": {"file": {"contentType": "image/jpeg"}}, "beyond_schema": IMAGE_RULE.format("JPEG", ".jpg")}
-
-
-#: why an image upload's acceptance goes beyond its schema (tests/support/schemathesis_harness.py)
-IMAGE_RULE = ("the file must be a {} image named *{} (the reference judges the extension, the fake the bytes "
-              "too): a schema can say neither of a binary part")
-
-
-NOT_FOUND = error("unknown id (or a sandbox video past its 24 hours)")
-BAD = error("an attribute or parameter is invalid")
 
 
 def video_paths(settings: VideoSettings) -> dict[str, Any]:
@@ -161,9 +86,6 @@ def video_paths(settings: VideoSettings) -> dict[str, Any]:
 
 
 def openapi_document(settings: VideoSettings, title: str) -> dict[str, Any]:
-    from .openapi_control import control_paths
-    from .openapi_paths import asset_paths, live_paths, track_paths
-
     paths = {**video_paths(settings), **track_paths(settings), **live_paths(settings), **asset_paths()}
     return {
         "openapi": "3.0.3",

@@ -8,7 +8,19 @@ from typing import Any
 
 from .analytics import DEVICE_TYPES, MEDIA_TYPES
 from .geo import CONTINENTS
-from .openapi import BAD, IMAGE_RULE, NOT_FOUND, error, jpeg_upload, no_content, ok, op, paging, param, sorting
+from .openapi_operations import (
+    BAD,
+    IMAGE_RULE,
+    NOT_FOUND,
+    error,
+    jpeg_upload,
+    no_content,
+    ok,
+    op,
+    paging,
+    param,
+    sorting,
+)
 from .openapi_schemas import (
     AGGREGATED,
     CAPTION,

@@ -2,24 +2,36 @@
 its projects' usage.
 
 Read through the fake's public reads (``sync``, the model's videos and ``render``, the status
-object of :func:`~fakes.video.videos.status_of`, ``usage``) only; see docs/dashboard.md for the
-shapes. A thumbnail is the picture the fake serves at the video's asset URL, shown once ingested.
+object of :func:`~fakes.video.videos.status_of`, ``usage``) only, named in :class:`PanelledVideo`
+(a protocol the package's ``VideoFake`` satisfies); see docs/dashboard.md for the shapes. A
+thumbnail is the picture the fake serves at the video's asset URL, shown once ingested.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from fakes.kernel.clock import Clock
 from fakes.kernel.dashboard.panels import MAX_ROWS, Panel, collect, image, progress, table, when
 
-from .videos import status_of
-
-if TYPE_CHECKING:
-    from . import VideoFake
-    from .videos import Video
+from .model import VideoModel
+from .settings import VideoSettings
+from .videos import Video, status_of
 
 
-def panels(fake: VideoFake) -> list[Panel]:
+class PanelledVideo(Protocol):
+    """What the panels read of the fake: its clock, settings and model, the catch-up, the usage report."""
+
+    clock: Clock
+    settings: VideoSettings
+    model: VideoModel
+
+    def sync(self) -> None: ...
+
+    def usage(self, project: str | None = ...) -> dict[str, Any]: ...
+
+
+def panels(fake: PanelledVideo) -> list[Panel]:
     fake.sync()  # what the clock has passed happens first, as before any request
     return collect(fake, videos, projects)
 
@@ -46,13 +58,13 @@ def _encoding(status: dict[str, Any]) -> dict[str, Any]:
     return progress(done / len(qualities), f"{done} of {len(qualities)} renditions: {_stage(status)}")
 
 
-def _thumbnail(fake: VideoFake, video: Video, status: dict[str, Any]) -> dict[str, Any] | None:
+def _thumbnail(fake: PanelledVideo, video: Video, status: dict[str, Any]) -> dict[str, Any] | None:
     if status["encoding"]["metadata"]["width"] is None:  # not ingested: the asset answers 404 until then
         return None
     return image(fake.model.render(video, "")["assets"]["thumbnail"], video.title)
 
 
-def videos(fake: VideoFake) -> Panel:
+def videos(fake: PanelledVideo) -> Panel:
     now = fake.clock.now_ms()
     found = sorted(list(fake.model.videos.values()), key=lambda v: (v.created_ms, v.number), reverse=True)[:MAX_ROWS]
     rows = []
@@ -68,7 +80,7 @@ def videos(fake: VideoFake) -> Panel:
                  max_rows=MAX_ROWS)
 
 
-def projects(fake: VideoFake) -> Panel:
+def projects(fake: PanelledVideo) -> Panel:
     model = fake.model
     rows = []
     for project_id in list(model.projects.by_id):

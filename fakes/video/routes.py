@@ -8,202 +8,29 @@ window is its project's when the Authorization header names one (or, for ``POST 
 upload token does), else its address's.
 
 The routes of each concept are in their own module (routes_videos.py, routes_uploads.py,
-routes_tracks.py, routes_live.py, routes_analytics.py); this one holds what they share: the
-endpoint wrapper, bases, paging and the ``{data, pagination}`` envelope.
+routes_tracks.py, routes_live.py, routes_analytics.py, and the assets in assets.py); what they
+share, the endpoint wrapper, bases, paging and the ``{data, pagination}`` envelope, is in
+endpoints.py, below them all; this one assembles the list.
 """
 
 from __future__ import annotations
-
-import math
-from collections.abc import Awaitable, Callable, Mapping
-from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import InvalidInteger, encoded_headers, header_value, json_response, parse_query, query_int
-from fakes.kernel.limits import limit_body
-from fakes.kernel.verdicts import flag
+from fakes.kernel.http import json_response
 
-from .model import VideoModel
-from .problems import invalid_query, problem
+from . import routes_analytics, routes_live, routes_tracks, routes_uploads, routes_videos
+from .assets import asset_routes
+from .endpoints import ALL_METHODS, Api
+from .problems import problem
 from .projects import Project
 from .settings import VideoSettings
-
-if TYPE_CHECKING:
-    from . import VideoFake
-
-ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-#: what a multipart upload may hold besides its file part (boundaries, part headers, form fields)
-UPLOAD_FRAMING_BYTES = 1024 * 1024
-Handler = Callable[[Request, Project], Awaitable[Response]]
-#: who a request's rate-limit window belongs to when it is not its Authorization header's project
-BucketOf = Callable[[Request, VideoModel], tuple[str, bool] | None]
-
-
-def _kind(method: str, upload: bool) -> str:
-    if upload:
-        return "uploads"
-    return "reads" if method in ("GET", "HEAD", "OPTIONS") else "writes"
-
-
-#: the fake (or world) answering the current request: the routes are built once and shared by a
-#: fake and all its worlds (their settings are the same), so each request finds its own fake here
-SERVING: ContextVar[VideoFake] = ContextVar("video_serving_fake")
-
-
-class Api:
-    """What every route module of the API shares: the endpoint wrapper and the helpers. Routes are
-    built once per settings (``service_routes``); ``fake`` and ``model`` are the serving ones."""
-
-    def __init__(self, settings: VideoSettings) -> None:
-        self.settings = settings
-
-    @property
-    def fake(self) -> VideoFake:
-        return SERVING.get()
-
-    @property
-    def model(self) -> VideoModel:
-        return SERVING.get().model  # read per request: reset and import replace it
-
-    def base_of(self, request: Request) -> str:
-        return self.settings.public_base_url.rstrip("/") or request_base(request)
-
-    def endpoint(self, methods: Mapping[str, Handler], *, authenticated: bool = True,
-                 upload_methods: tuple[str, ...] = (), bucket_of: BucketOf | None = None
-                 ) -> Callable[[Request], Awaitable[Response]]:
-        """One endpoint per path: sync the model, count the rate window, dispatch the method."""
-        allow = ", ".join(methods)
-
-        async def endpoint(request: Request) -> Response:
-            fake: VideoFake = request.scope["app"]  # the fake or world the kernel routed this to
-            serving = SERVING.set(fake)
-            fake.sync()
-            model: VideoModel = fake.model
-            header = header_value(request, b"authorization")
-            project = model.projects.identify(header, model.clock.now_ms()) if header else None
-            other = bucket_of(request, model) if bucket_of is not None and project is None else None
-            if project is not None:
-                bucket, counted = project.project_id, project.rate_limited
-            elif other is not None:
-                bucket, counted = other
-            else:
-                bucket, counted = "address:" + (request.client.host if request.client else "-"), True
-            headers, allowed = model.rate(bucket, _kind(request.method, request.method in upload_methods), counted)
-            try:
-                if not allowed:
-                    raise model.refuse_rate(headers)
-                handler = methods.get(request.method)
-                if handler is None:
-                    raise problem(405, "method-not-allowed", "Method Not Allowed.",
-                                  detail=f"{request.method} is not allowed on {request.url.path}; allowed: {allow}",
-                                  headers={"Allow": allow})
-                if authenticated and project is None:
-                    project = model.authenticate(header)  # raises the 401 this header deserves
-                response = await handler(request, project)  # type: ignore[arg-type]
-            except ServiceError as err:
-                err.headers = {**err.headers, **headers}
-                raise
-            finally:
-                fake.dispatch()
-                SERVING.reset(serving)
-            # appended raw: cheaper than MutableHeaders on the hot path, same bytes
-            response.raw_headers.extend(encoded_headers(headers))
-            return response
-
-        return endpoint
-
-    def route(self, path: str, methods: Mapping[str, Handler], *, file_bytes: int | None = None,
-              **options: Any) -> BaseRoute:
-        """A route of the API (every method: the others are the service's 405). Where its POST takes a
-        file (``file_bytes`` at most) that POST has a body cap of its own, the file plus the multipart
-        framing; the path's other methods keep the fake's cap of a JSON body (see ``routes``)."""
-        return Route(path, self.endpoint(methods, **options), methods=ALL_METHODS)
-
-    def routes(self, path: str, methods: Mapping[str, Handler], *, file_bytes: int,
-               **options: Any) -> list[BaseRoute]:
-        """The routes of a path whose POST uploads a file: that POST first (its own cap), then the path."""
-        endpoint = self.endpoint(methods, **options)
-        upload = limit_body(Route(path, endpoint, methods=["POST"]), file_bytes + UPLOAD_FRAMING_BYTES)
-        return [upload, Route(path, endpoint, methods=ALL_METHODS)]
-
-    # -- query parameters and pages ------------------------------------------------------------
-    def paging(self, request: Request) -> dict[str, Any]:
-        params = parse_query(request)
-        settings = self.settings
-        return {"currentPage": page_number(params, "currentPage", 1, 1, 10**9),
-                "pageSize": page_number(params, "pageSize", settings.default_page_size, settings.min_page_size,
-                                        settings.max_page_size)}
-
-    def page(self, rows: list[Any], query: dict[str, Any], request: Request, path: str | None = None) -> Response:
-        return json_response(page_of(rows, query, request, path or request.scope["path"], self.base_of(request)))
-
-
-def choice(request: Request, name: str, choices: tuple[str, ...]) -> str | None:
-    """A query parameter that must be one of ``choices`` (absent: None)."""
-    value = parse_query(request).get(name)
-    if value is not None and value not in choices:
-        raise invalid_query(name, f"{name} must be one of {', '.join(choices)}")
-    return value
-
-
-def flag_all(request: Request, flagged: list[Any]) -> None:
-    for rule, detail in flagged:
-        flag(request, rule, detail)
-
-
-def request_base(request: Request) -> str:
-    """``scheme://host[root_path]`` of the request, without building URL objects (hot path)."""
-    scope = request.scope
-    host = header_value(request, b"host")
-    if not host:
-        server = scope.get("server") or ("127.0.0.1", 80)
-        host = f"{server[0]}:{server[1]}"
-    return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}"
-
-
-def page_number(params: Any, name: str, default: int, minimum: int, maximum: int) -> int:
-    def refuse(name: str, raw: str, reason: InvalidInteger) -> ServiceError:
-        return invalid_query(name, f"{name} must be an integer from {minimum} to {maximum}")
-
-    value = query_int(params, name, default, minimum=minimum, maximum=maximum, refuse=refuse)
-    assert value is not None
-    return value
-
-
-def page_of(rows: list[Any], query: dict[str, Any], request: Request, path: str, base: str) -> dict[str, Any]:
-    """The reference's ``{data, pagination}`` envelope with self/first/previous/next/last links
-    (absolute URIs on the fake's base, as the reference's ``format: uri`` says; ``path`` is below the
-    fake's mount prefix, which is part of ``base``)."""
-    size, current = query["pageSize"], query["currentPage"]
-    total = len(rows)
-    pages = max(1, math.ceil(total / size))
-    shown = rows[(current - 1) * size:current * size]
-    kept = [(k, v) for k, v in parse_query(request).multi_items() if k not in ("currentPage", "pageSize")]
-
-    def link(rel: str, page: int) -> dict[str, str]:
-        return {"rel": rel, "uri": f"{base}{path}?" + urlencode([*kept, ("currentPage", page), ("pageSize", size)])}
-
-    links = [link("self", current), link("first", 1)]
-    if current > 1:
-        links.append(link("previous", min(current - 1, pages)))
-    if current < pages:
-        links.append(link("next", current + 1))
-    links.append(link("last", pages))
-    return {"data": shown, "pagination": {"currentPage": current, "pageSize": size, "pagesTotal": pages,
-                                          "itemsTotal": total, "currentPageItems": len(shown), "links": links}}
 
 
 def service_routes(settings: VideoSettings) -> list[BaseRoute]:
     """The service's routes for these settings; one list serves a fake and all its worlds."""
-    from . import routes_analytics, routes_live, routes_tracks, routes_uploads, routes_videos
-    from .assets import asset_routes
-
     api = Api(settings)
 
     async def unknown(request: Request, _: Project) -> Response:

@@ -18,11 +18,11 @@ from starlette.routing import BaseRoute
 from fakes.kernel.http import json_response, parse_query
 
 from .analytics import BREAKDOWNS, DEVICE_TYPES, MEDIA_TYPES, Query
+from .endpoints import Api, page_of
 from .geo import CONTINENTS
 from .metering import parse_instant
 from .problems import problem
 from .projects import Project
-from .routes import Api, page_of
 from .videos import atom
 
 AGGREGATIONS = {"play": ("count", "rate", "total"), "start": ("count",), "end": ("count",),

@@ -10,6 +10,7 @@ from starlette.routing import BaseRoute
 
 from fakes.kernel.http import json_response, parse_query, query_text, read_json_object
 
+from .endpoints import Api, choice
 from .forms import read_small_file
 from .images import IMAGE_EXTENSIONS, JPEG_EXTENSIONS, Image, check_image
 from .live_streams import SORT_FIELDS, LiveStream
@@ -17,7 +18,6 @@ from .model import VideoModel
 from .players import MAX_LINK, PlayerTheme
 from .problems import invalid_attribute, invalid_query
 from .projects import Project
-from .routes import Api, choice
 from .videos import atom
 
 

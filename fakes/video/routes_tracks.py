@@ -9,12 +9,12 @@ from starlette.routing import BaseRoute
 from fakes.kernel.http import json_response, parse_query, read_json_object
 
 from .attachments import MAX_TRACK_BYTES
+from .endpoints import Api, choice
 from .forms import read_small_file
 from .images import IMAGE_EXTENSIONS, Image, check_image
 from .model import VideoModel
 from .problems import invalid_query
 from .projects import Project
-from .routes import Api, choice
 from .summaries import STATUSES
 from .videos import atom
 from .webhooks import EVENTS

@@ -17,11 +17,11 @@ from starlette.routing import BaseRoute
 
 from fakes.kernel.http import header_value, json_response, parse_query, read_json_object
 
+from .endpoints import Api, choice, flag_all
 from .forms import read_file_to, remove_file
 from .ingest import parse_content_range
 from .model import VideoModel
 from .projects import Project
-from .routes import Api, choice, flag_all
 from .videos import atom
 
 _attempts = itertools.count(1)

@@ -11,12 +11,12 @@ from starlette.routing import BaseRoute
 
 from fakes.kernel.http import JSONBytesResponse, dumps, json_response, parse_query, query_text, read_json_object
 
+from .endpoints import Api, choice, flag_all, page_of
 from .forms import read_small_file
 from .images import JPEG_EXTENSIONS, Image, check_image
 from .model import SORT_FIELDS, VideoModel
 from .problems import invalid_query
 from .projects import Project
-from .routes import Api, choice, flag_all, page_of
 
 _METADATA = re.compile(r"metadata\[(.+)\]")
 

@@ -4,28 +4,64 @@
 The import builds a fresh model's parts from the state and fails before anything is kept (the
 kernel swaps the model in only when this returns). Derived data (timelines, the agenda) is rebuilt
 from the instants: what is still ahead of the clock is scheduled again, what the exporter's clock
-passed was emitted there.
+passed was emitted there. The model is read and filled as :class:`ModelParts`, a protocol of its
+parts (model.py's ``VideoModel``, which calls this module, satisfies it).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from fakes.kernel.clock import MAX_EPOCH_MS
+from fakes.kernel.clock import MAX_EPOCH_MS, Clock
 from fakes.kernel.statecheck import StateReader, check_integer, refuse
 
+from .analytics import Analytics
+from .attachments import Attachments
+from .live_streams import LiveStreams
+from .players import Players
+from .projects import Projects
+from .summaries import Summaries
+from .timeline import Timeline
+from .upload_tokens import UploadTokens
 from .usage import Usage
 from .videos import Video
-
-if TYPE_CHECKING:
-    from .model import VideoModel
+from .watermarks import Watermarks
+from .webhooks import Delivery, Webhooks
 
 PARTS = ("exported_ms", "projects", "videos", "video_count", "summaries", "attachments", "players", "watermarks",
          "upload_tokens", "live_streams", "plays", "webhooks", "usage", "buckets", "status_polls")
 BUCKET_KINDS = ("uploads", "writes", "reads")
 
 
-def export(model: VideoModel) -> dict[str, Any]:
+class ModelParts(Protocol):
+    """What the export reads and the import fills of the model: one part per concept, the rate
+    windows and status polls, and the agenda the import schedules again."""
+
+    clock: Clock
+    projects: Projects
+    videos: dict[str, Video]
+    video_count: int
+    summaries: Summaries
+    attachments: Attachments
+    players: Players
+    watermarks: Watermarks
+    upload_tokens: UploadTokens
+    live: LiveStreams
+    analytics: Analytics
+    webhooks: Webhooks
+    usage: dict[str, Usage]
+    buckets: dict[tuple[str, str], list[int]]
+    status_polls: dict[str, int]
+    pending: list[Delivery]
+
+    def _schedule(self, instant: int, subject: str, what: str) -> None: ...
+
+    def _timeline(self, video: Video) -> Timeline: ...
+
+    def schedule_timeline(self, video: Video, after_ms: int = ...) -> None: ...
+
+
+def export(model: ModelParts) -> dict[str, Any]:
     return {
         # the instant the clock had passed: an import schedules only what comes after it (the kernel
         # restores the clock only once the model is loaded)
@@ -47,7 +83,7 @@ def export(model: VideoModel) -> dict[str, Any]:
     }
 
 
-def load(model: VideoModel, state: dict[str, Any]) -> None:
+def load(model: ModelParts, state: dict[str, Any]) -> None:
     read = StateReader(state, "model").only(PARTS)
     model.projects.load_state(read.object("projects"))
     projects = model.projects.by_id
@@ -89,7 +125,7 @@ def load(model: VideoModel, state: dict[str, Any]) -> None:
     _schedule(model, read.integer("exported_ms", minimum=0, maximum=MAX_EPOCH_MS))
 
 
-def _check_references(model: VideoModel, read: StateReader) -> None:
+def _check_references(model: ModelParts, read: StateReader) -> None:
     for index, video in enumerate(model.videos.values()):
         where = f"{read.where('videos')}[{index}]"
         if video.player_id is not None and (video.player_id not in model.players.by_id
@@ -102,7 +138,7 @@ def _check_references(model: VideoModel, read: StateReader) -> None:
             refuse(f"{read.where('live_streams')}.streams[{index}].player_id", "names no player theme of this state")
 
 
-def _schedule(model: VideoModel, now: int) -> None:
+def _schedule(model: ModelParts, now: int) -> None:
     """Rebuild timelines and the agenda: only what is still ahead of the exporter's clock."""
     for video in model.videos.values():
         if video.deletes_ms is not None:

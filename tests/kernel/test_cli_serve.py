@@ -13,6 +13,7 @@ import socket
 import subprocess
 from collections.abc import Sequence
 
+import httpx
 import pytest
 
 from examples.notes import NotesFake
@@ -64,6 +65,9 @@ def test_serve_prints_each_service_url_and_credentials_and_stops_on_ctrl_c() -> 
         server.wait_until_up([b["control"] for b in banner.values()])
         for name, shown in banner.items():
             assert health(shown["control"]) == {"service": name, "status": "ok"}
+            assert shown["dashboard"] == f"{shown['url']}/_fake/ui"
+            page = httpx.get(shown["dashboard"], timeout=10)
+            assert page.status_code == 200 and "text/html" in page.headers["content-type"], page.text[:300]
         code, seconds = server.terminate(signal.SIGINT)  # Ctrl-C
         assert code == 0 and seconds < 5, server.describe()
         assert "Traceback" not in server.stderr

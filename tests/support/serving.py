@@ -232,17 +232,19 @@ def run(argv: Sequence[str], env: Mapping[str, str], *, timeout: float = 30.0,
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-BANNER_LINE = re.compile(r"^  (?P<name>\S+)\s+(?P<url>http://\S+)\s+\(control: (?P<control>\S+)\)$")
+BANNER_LINE = re.compile(r"^  (?P<name>\S+)\s+(?P<url>http://\S+)\s+"
+                         r"\(control: (?P<control>\S+), dashboard: (?P<dashboard>\S+)\)$")
 
 
 def parse_banner(text: str) -> dict[str, dict[str, Any]]:
-    """`fakes serve`'s banner -> {service: {"url": ..., "control": ..., "credentials": {k: v}}}."""
+    """`fakes serve`'s banner -> {service: {"url", "control", "dashboard", "credentials": {k: v}}}."""
     services: dict[str, dict[str, Any]] = {}
     current: dict[str, Any] | None = None
     for line in text.splitlines():
         match = BANNER_LINE.match(line)
         if match:
-            current = {"url": match["url"], "control": match["control"], "credentials": {}}
+            current = {"url": match["url"], "control": match["control"], "dashboard": match["dashboard"],
+                       "credentials": {}}
             services[match["name"]] = current
         elif current is not None and line.startswith("    ") and ": " in line:
             key, _, value = line.strip().partition(": ")

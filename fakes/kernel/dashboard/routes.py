@@ -9,22 +9,19 @@ from __future__ import annotations
 
 import hmac
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import Message
+from starlette.types import ASGIApp, Message
 
 from ..errors import ControlError
 from ..http import bearer_token, dumps, json_response
 from . import assets
 from .auth import has_cookie, set_cookie_header
 from .panels import Panel, error_panel
-
-if TYPE_CHECKING:
-    from ..fake import Fake
 
 #: the longest login form body read (a token of up to MAX_TOKEN characters, percent-encoded)
 MAX_LOGIN_BODY = 16_384
@@ -34,8 +31,40 @@ MAX_IMAGE_PATH = 2000
 MAX_IMAGE_BYTES = 5_000_000
 
 
-def _fake(request: Request) -> Fake:
-    fake: Fake = request.scope["app"]  # FakeApp (or the world router) puts the answering fake there
+class ServiceRouted(Protocol):
+    """What the picture route uses of a fake's app: the service's router alone."""
+
+    @property
+    def service_router(self) -> ASGIApp: ...
+
+
+class ShownFake(Protocol):
+    """What the dashboard's routes use of the fake (or world) a request is for: its names, its
+    control token, whether it holds worlds, its panels, and its service's router (pictures)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def world_id(self) -> str | None: ...
+
+    @property
+    def worlds(self) -> object: ...  # only whether there are any (None inside a world)
+
+    @property
+    def control_token(self) -> str | None: ...
+
+    @property
+    def app(self) -> ServiceRouted: ...
+
+    def dashboard_panels(self) -> list[Panel]: ...
+
+
+def _fake(request: Request) -> ShownFake:
+    fake: ShownFake = request.scope["app"]  # FakeApp (or the world router) puts the answering fake there
     return fake
 
 
@@ -144,7 +173,7 @@ async def image(request: Request) -> Response:
                     media_type=media_type)
 
 
-async def _service_get(fake: Fake, request: Request, path: str) -> tuple[int, str, bytes]:
+async def _service_get(fake: ShownFake, request: Request, path: str) -> tuple[int, str, bytes]:
     """(status, content type, body) of ``GET path`` answered by the service's router alone."""
     scope = {"type": "http", "asgi": request.scope.get("asgi", {"version": "3.0"}), "http_version": "1.1",
              "method": "GET", "scheme": request.url.scheme, "server": request.scope.get("server"),
@@ -174,7 +203,7 @@ async def _service_get(fake: Fake, request: Request, path: str) -> tuple[int, st
     return answer["status"], answer["type"], bytes(answer["body"])
 
 
-def describe_panels(fake: Fake) -> dict[str, Any]:
+def describe_panels(fake: ShownFake) -> dict[str, Any]:
     """What ``GET /_fake/ui/panels`` answers: the fake, its world, and its service's panels."""
     found: list[Panel]
     try:

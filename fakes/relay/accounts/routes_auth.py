@@ -27,6 +27,11 @@ def base_url(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
 
+def cookie_path(request: Request) -> str:
+    """Where the fake is mounted (``/``, a prefix, ``/_w/<id>/``): a world's cookies stay in it."""
+    return request.base_url.path or "/"
+
+
 def page(headline: str, sub: str = "", *, status: int = 200, body: str = "") -> HTMLResponse:
     """A plain page for the browser side of a flow (treg's ``_auth_page``)."""
     mark = "&#x2705;" if status < 400 else "&#x26A0;&#xFE0F;"
@@ -48,7 +53,7 @@ def same_origin(request: Request) -> bool:
 def with_session(response: Response, request: Request, user: User) -> Response:
     acc = accounts_of(request)
     response.set_cookie(session_cookie(acc.model), logins.session_for(acc, user), httponly=True, samesite="lax",
-                        max_age=14 * 24 * 3600)
+                        max_age=14 * 24 * 3600, path=cookie_path(request))
     return response
 
 
@@ -115,7 +120,7 @@ async def oauth_signin(request: Request) -> Response:
     target = f"{base_url(request)}/auth/{provider}/callback?code={quote(code)}&state={quote(state)}"
     response = RedirectResponse(target, status_code=302)
     response.set_cookie(f"{model_of(request).settings.relay_name}{STATE_COOKIE_SUFFIX}", state, httponly=True,
-                        max_age=600, samesite="lax")
+                        max_age=600, samesite="lax", path=cookie_path(request))
     return response
 
 
@@ -144,7 +149,7 @@ async def logout(request: Request) -> Response:
     if not same_origin(request):
         raise ServiceError(403, "cross-origin logout rejected", code="forbidden")
     response = ok({"ok": True})
-    response.delete_cookie(session_cookie(model_of(request)))
+    response.delete_cookie(session_cookie(model_of(request)), path=cookie_path(request))
     return response
 
 
@@ -223,7 +228,7 @@ async def landing(request: Request) -> Response:
         if ref and REFERRAL_CODE.fullmatch(ref) and set(request.query_params) <= {"ref"}:
             # treg _remember_referral (api.py:2835-2849, 3548-3552): parked until the first team
             response.set_cookie(f"{acc.model.settings.relay_name}_ref", ref, max_age=30 * 86_400, httponly=True,
-                                samesite="lax")
+                                samesite="lax", path=cookie_path(request))
         return response
     teams = ", ".join(m.team.org.slug for m in acc.memberships_of(user)) or "no team yet"
     return page(f"Signed in as {user.email}", f"Teams: {teams}")
