@@ -253,4 +253,3 @@ def usage_by_tag(acc: Accounts, member: Membership, org_id: int, key: str | None
 def my_usage(acc: Accounts, member: Membership) -> dict[str, Any]:
     return {"org": member.team.org.slug, "used_today": callguard.used_today(acc.model, member, acc.now()),
             "cap": member.daily_call_cap}
-
