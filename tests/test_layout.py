@@ -94,8 +94,7 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return circles
 
 
-@pytest.mark.parametrize("package", [pytest.param("fakes", marks=pytest.mark.xfail(
-    reason="issue 28 item 10: the circles are being taken apart")), "scenarios"])
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_module_imports_its_importer(package: str) -> None:
     modules = _modules(package)
     graph = {module: _imported(module, path, modules) for module, path in modules.items()}

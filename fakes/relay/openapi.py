@@ -200,13 +200,13 @@ def _control_paths() -> dict[str, Any]:
     session = [{"name": "session_id", "in": "path", "required": True, "schema": _STR}]
 
     def op(summary: str, body: Schema | None, status: str = "200", extra: list[Any] | None = None, *,
-           array: bool = False, more: set[str] | None = None) -> dict[str, Any]:
+           array: bool = False, more: tuple[str, ...] = ()) -> dict[str, Any]:
         answer = {"type": "array", "items": _OBJ} if array else _OBJ
         operation: dict[str, Any] = {"tags": [CONTROL_TAG], "summary": summary, "security": [], "responses": {
             status: json_response_spec(answer), "400": json_response_spec(control_error, "bad body"),
             "404": json_response_spec(control_error, "no such team, provider, fake, login or checkout"),
             "409": json_response_spec(control_error, "a provider, host or entry id that is taken"),
-            **{code: json_response_spec(control_error, "refused") for code in more or ()}}}
+            **{code: json_response_spec(control_error, "refused") for code in more}}}
         if body is not None:
             operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
         if extra:
@@ -237,7 +237,7 @@ def _control_paths() -> dict[str, Any]:
         "/_fake/logins/{login_id}/approve": {"post": op(
             "The browser side of `treg login`: sign in as the address and approve (400: the code or team is "
             "refused; 404: no such login)", bodies.LOGIN_APPROVE, extra=[
-                {"name": "login_id", "in": "path", "required": True, "schema": _STR}], more={"401", "403"})},
+                {"name": "login_id", "in": "path", "required": True, "schema": _STR}], more=("401", "403"))},
         "/_fake/outbox": {"get": op("The mail the relay would have sent: sign-in codes and invites", None,
                                     array=True)},
         "/_fake/checkouts": {"get": op("Checkouts: top-ups and card captures, with their status", None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mypy import api
+from tests.support.protocols import run_mypy
 
 if TYPE_CHECKING:
     from fakes.kernel.control import ControlledFake
@@ -25,16 +25,9 @@ if TYPE_CHECKING:
     _shown: ShownFake = Fake()
     _ruled: type[RuledFake] = Fake
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _mypy(*args: str) -> tuple[int, str]:
-    out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), "--no-error-summary", *args])
-    return status, out + err
-
 
 def test_the_fake_is_what_each_piece_reads_of_it() -> None:
-    status, report = _mypy(__file__)
+    status, report = run_mypy(__file__)
     assert status == 0, report
 
 
@@ -44,5 +37,5 @@ def test_a_fake_missing_what_a_piece_reads_is_caught(tmp_path: Path) -> None:
                        "class Partial:\n"
                        "    name = 'partial'\n"
                        "_: ControlledFake = Partial()\n")
-    status, report = _mypy(str(partial))
+    status, report = run_mypy(str(partial))
     assert status == 1 and 'variable has type "ControlledFake"' in report, report

@@ -13,15 +13,8 @@ type, each method taking the protocol's parameters.
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
-import types
-import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from mypy import api
 
 import fakes.relay
 from fakes.relay import RelayFake
@@ -35,6 +28,7 @@ from fakes.relay.panel import PanelSource
 from fakes.relay.routed import RoutingModel
 from fakes.relay.served import ConnectorHost, ServedRelay
 from fakes.relay.state import ExportedModel
+from tests.support.protocols import missing, protocols_of, run_mypy
 
 if TYPE_CHECKING:
     _served: ServedRelay = RelayFake()
@@ -43,74 +37,23 @@ if TYPE_CHECKING:
     _panelled: PanelSource = RelayFake()
     _benched: BenchedRelay = RelayFake()
 
-ROOT = Path(__file__).resolve().parents[2]
 OF_THE_FAKE = (ServedRelay, ConnectorHost, ControlledRelay, PanelSource, BenchedRelay)
 OF_THE_MODEL = (CatalogueLookup, ModelView, JobsModel, RoutingModel, AccountsModel, AccountsHolder, ExportedModel)
 
 
-def _protocols_of_the_package() -> set[type]:
-    found = set()
-    for info in pkgutil.walk_packages(fakes.relay.__path__, "fakes.relay."):
-        module = importlib.import_module(info.name)
-        for value in vars(module).values():
-            if inspect.isclass(value) and value.__module__ == module.__name__ \
-                    and getattr(value, "_is_protocol", False):
-                found.add(value)
-    return found
-
-
-def _hints(protocol: type) -> dict[str, Any]:
-    """The attributes a protocol names (its bases' too), their annotations resolved."""
+def _missing(protocol: type, implementation: object) -> list[str]:
     from mcp.server.mcpserver import MCPServer  # imported by the connector only under TYPE_CHECKING
 
-    return typing.get_type_hints(protocol, localns={"MCPServer": MCPServer})
-
-
-def _is_a(value: Any, hint: Any) -> bool:
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        return any(_is_a(value, arg) for arg in typing.get_args(hint))
-    if hint is None or hint is type(None):
-        return value is None
-    return hint is Any or isinstance(value, origin or hint)
-
-
-def _missing(protocol: type, implementation: object) -> list[str]:
-    """What ``implementation`` lacks of ``protocol``: members, attribute types, method parameters."""
-    problems = []
-    for name, hint in _hints(protocol).items():
-        if not hasattr(implementation, name):
-            problems.append(f"attribute {name}")
-        elif not _is_a(getattr(implementation, name), hint):
-            problems.append(f"attribute {name} is a {type(getattr(implementation, name)).__name__}")
-    methods = {name: declared for klass in reversed(protocol.__mro__) for name, declared in vars(klass).items()
-               if inspect.isfunction(declared) and not name.startswith("__")}
-    for name, declared in methods.items():
-        bound = getattr(implementation, name, None)
-        if not callable(bound):
-            problems.append(f"method {name}")
-            continue
-        wanted = list(inspect.signature(declared).parameters.values())[1:]
-        offered = inspect.signature(bound).parameters
-        for parameter in wanted:
-            given = offered.get(parameter.name)
-            if given is None or given.kind != parameter.kind:
-                problems.append(f"method {name} takes no {parameter.kind.description} {parameter.name}")
-            elif parameter.default is not inspect.Parameter.empty and given.default is inspect.Parameter.empty:
-                problems.append(f"method {name} requires {parameter.name}")
-        problems += [f"method {name} requires {extra.name}" for extra in offered.values()
-                     if extra.default is inspect.Parameter.empty and extra.name not in {p.name for p in wanted}
-                     and extra.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
-    return problems
+    return missing(protocol, implementation, {"MCPServer": MCPServer})
 
 
 def test_mypy_finds_the_fake_is_what_each_piece_reads_of_it() -> None:
-    out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), "--no-error-summary", __file__])
-    assert status == 0, out + err
+    status, report = run_mypy(__file__)
+    assert status == 0, report
 
 
 def test_every_protocol_of_the_package_is_satisfied_by_the_fake_a_world_or_the_model() -> None:
-    assert _protocols_of_the_package() == {*OF_THE_FAKE, *OF_THE_MODEL}, "a protocol of fakes/relay not checked here"
+    assert protocols_of(fakes.relay) == {*OF_THE_FAKE, *OF_THE_MODEL}, "a protocol of fakes/relay not checked here"
     fake = RelayFake(seed=3)
     world = fake.world("protocols")  # the scope's app may be a world: a fake of the same class, its own model
     assert isinstance(world, RelayFake) and world.model is not fake.model
@@ -155,5 +98,5 @@ def test_mypy_catches_a_fake_missing_what_a_piece_reads(tmp_path: Path) -> None:
                        "class Partial:\n"
                        "    model = None\n"
                        "_: PanelSource = Partial()\n")
-    out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), "--no-error-summary", str(partial)])
-    assert status == 1 and 'variable has type "PanelSource"' in out, out + err
+    status, report = run_mypy(str(partial))
+    assert status == 1 and 'variable has type "PanelSource"' in report, report

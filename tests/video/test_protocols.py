@@ -13,10 +13,6 @@ parameters. The annotated assignments below say the same to a type checker
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
-import typing
 from typing import Any
 
 import fakes.video
@@ -28,49 +24,10 @@ from fakes.video.endpoints import ServedVideo
 from fakes.video.multipart import Sink
 from fakes.video.panel import PanelledVideo
 from fakes.video.state import ModelParts
+from tests.support.protocols import missing, protocols_of
 
 #: protocols of something else than the fake or its model
 NOT_OF_THE_FAKE = {Sink}  # where an upload's file part is written
-
-
-def _protocols_of_the_package() -> set[type]:
-    found = set()
-    for info in pkgutil.iter_modules(fakes.video.__path__):
-        module = importlib.import_module(f"fakes.video.{info.name}")
-        for value in vars(module).values():
-            if inspect.isclass(value) and value.__module__ == module.__name__ \
-                    and getattr(value, "_is_protocol", False):
-                found.add(value)
-    return found
-
-
-def _missing(protocol: type, implementation: object) -> list[str]:
-    """What ``implementation`` lacks of ``protocol``: members, attribute types, method parameters."""
-    problems = []
-    for name, hint in typing.get_type_hints(protocol).items():
-        if not hasattr(implementation, name):
-            problems.append(f"attribute {name}")
-        elif not isinstance(getattr(implementation, name), typing.get_origin(hint) or hint):
-            problems.append(f"attribute {name} is a {type(getattr(implementation, name)).__name__}")
-    for name, declared in vars(protocol).items():
-        if not inspect.isfunction(declared) or name.startswith("__"):
-            continue
-        bound = getattr(implementation, name, None)
-        if not callable(bound):
-            problems.append(f"method {name}")
-            continue
-        wanted = list(inspect.signature(declared).parameters.values())[1:]
-        offered = inspect.signature(bound).parameters
-        for parameter in wanted:
-            given = offered.get(parameter.name)
-            if given is None or given.kind != parameter.kind:
-                problems.append(f"method {name} takes no {parameter.kind.description} {parameter.name}")
-            elif parameter.default is not inspect.Parameter.empty and given.default is inspect.Parameter.empty:
-                problems.append(f"method {name} requires {parameter.name}")
-        problems += [f"method {name} requires {extra.name}" for extra in offered.values()
-                     if extra.default is inspect.Parameter.empty and extra.name not in {p.name for p in wanted}
-                     and extra.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
-    return problems
 
 
 def test_every_protocol_of_the_package_is_satisfied_by_the_fake_or_its_model() -> None:
@@ -84,9 +41,9 @@ def test_every_protocol_of_the_package_is_satisfied_by_the_fake_or_its_model() -
     parts: ModelParts = fake.model
     checked: dict[type, Any] = {ServedVideo: served, WebhookSource: sender, ControlledVideo: controlled,
                                 PanelledVideo: panelled, BenchedVideo: benched, ModelParts: parts}
-    assert _protocols_of_the_package() - NOT_OF_THE_FAKE == set(checked), "a protocol of fakes/video not checked here"
-    problems = {protocol.__name__: missing for protocol, implementation in checked.items()
-                if (missing := _missing(protocol, implementation))}
+    assert protocols_of(fakes.video) - NOT_OF_THE_FAKE == set(checked), "a protocol of fakes/video not checked here"
+    problems = {protocol.__name__: lacks for protocol, implementation in checked.items()
+                if (lacks := missing(protocol, implementation))}
     assert not problems
 
 
@@ -96,7 +53,7 @@ def test_the_check_names_what_an_implementation_lacks() -> None:
 
         def sync(self, extra: int) -> None: ...
 
-    assert _missing(ServedVideo, HalfServed()) == [
+    assert missing(ServedVideo, HalfServed()) == [
         "attribute model is a str", "attribute dispatcher", "method sync requires extra", "method dispatch"]
 
     class Stricter:
@@ -106,7 +63,7 @@ def test_the_check_names_what_an_implementation_lacks() -> None:
         def create_project(self, keeps_discarded: bool | None = None) -> dict[str, Any]:
             return {}
 
-    lacks = _missing(ControlledVideo, Stricter())
+    lacks = missing(ControlledVideo, Stricter())
     assert "method usage requires project" in lacks
     assert "method create_project takes no keyword-only keeps_discarded" in lacks
     assert "method outbox" in lacks and "attribute settings" in lacks
