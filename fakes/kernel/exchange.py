@@ -60,6 +60,7 @@ class Exchange:
 
     __slots__ = (
         "_receive",
+        "_request_done",
         "_send",
         "body_bytes",
         "request_body",
@@ -81,6 +82,7 @@ class Exchange:
         self.response_body = b""
         self.response_length = 0
         self.body_bytes = body_bytes
+        self._request_done = False
         self._receive = receive
         self._send = send
 
@@ -90,10 +92,14 @@ class Exchange:
         if body:
             self.request_length += len(body)
             self.request_body = _keep(self.request_body, body, self.body_bytes)
+        if not message.get("more_body"):
+            self._request_done = True
         return message
 
     async def send(self, message: Message) -> None:
         if message["type"] == "http.response.start":
+            if not self._request_done:
+                await self._read_the_rest()
             self.status = message["status"]
             self.response_headers = message.get("headers") or ()
         else:
@@ -105,6 +111,27 @@ class Exchange:
                     self.response_body = _keep(self.response_body, body, self.body_bytes)
                 self.response_length += len(body)
         await self._send(message)
+
+    async def _read_the_rest(self) -> None:
+        """A body the route answered without reading (a 401, a 404, a fault) is read before the
+        answer goes, so the journal shows what the client sent; only one the journal keeps whole
+        (declared with a length within ``body_bytes``): anything longer stays unread (and is
+        marked so), as does a body the size cap or the client cuts short."""
+        self._request_done = True
+        declared = 0
+        for name, value in self.request_headers:
+            if name == b"content-length":
+                declared = int(value) if value.isdigit() else 0
+                break
+        if not 0 < declared - self.request_length <= self.body_bytes - len(self.request_body):
+            return
+        try:
+            while self.request_length < declared:
+                message = await self.receive()
+                if message["type"] != "http.request" or not message.get("more_body"):
+                    break
+        except Exception:  # the answer is decided; what was not read stays unread
+            return
 
     def settle(self, head: bool = False) -> Kept:
         """What the journal keeps of it: a plain tuple of bytes and integers (see :data:`Kept`).

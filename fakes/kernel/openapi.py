@@ -233,7 +233,7 @@ _MESSAGE = {"type": "object", "description": "headers (lower-case names; credent
                            "body_truncated": {"type": "boolean",
                                               "description": "only the first --journal-body-bytes were kept"},
                            "body_unread": {"type": "boolean",
-                                           "description": "answered before the fake read the declared body"}},
+                                           "description": "declared body not read (longer than kept)"}},
             "required": ["headers", "body", "body_length", "body_truncated"]}
 _ENTRY = {"type": "object", "required": ["seq", "method", "path", "query", "status", "epoch_ms", "time", "warnings"],
           "properties": {

@@ -79,10 +79,22 @@ def test_head_answers_keep_no_body(notes: NotesFake) -> None:
     assert response["body"] == "" and response["body_length"] == 0
 
 
-def test_a_refusal_before_the_body_was_read_says_so(notes: NotesFake) -> None:
-    notes.client().post("/notes", json={"text": "no token"})  # 401 before the body is read
-    request = notes.journal_entries()[-1]["request"]
-    assert request["body_unread"] is True and request["body"] == ""
+def test_a_body_answered_before_it_was_read_is_kept_all_the_same(notes: NotesFake) -> None:
+    """A 401 or a 404 answers before the route reads the body: what the client sent is read then
+    (a WireMock user checks the body of the request that went wrong), not left out."""
+    notes.client().post("/notes", json={"text": "no token"})  # 401 before the route reads the body
+    notes.client().put("/no-such-route", json={"text": "lost"})  # 404: no route reads it
+    refused, unrouted = (entry["request"] for entry in notes.journal_entries()[-2:])
+    assert refused["body"] == '{"text":"no token"}' and refused["body_length"] == 19 and "body_unread" not in refused
+    assert unrouted["body"] == '{"text":"lost"}' and "body_unread" not in unrouted
+    assert notes.count_requests("PUT", "/no-such-route", json={"text": "lost"}, status=404) == 1
+
+
+def test_a_body_longer_than_the_journal_keeps_is_left_unread_and_says_so() -> None:
+    fake = NotesFake(seed=7, journal_body_bytes=64)
+    fake.client().put("/no-such-route", content=b"x" * 65, headers={"content-type": "text/plain"})  # 404
+    request = fake.journal_entries()[-1]["request"]
+    assert request["body_unread"] is True and request["body"] == "" and request["body_length"] == 0
 
 
 def test_binary_bodies_are_base64() -> None:

@@ -181,8 +181,8 @@
       .concat(extra.filter((key) => key !== "request" && key !== "response"));
     for (const key of ordered) box.append(message(key, entry[key]));
     if (!ordered.length) {
-      box.append(el("p", { class: "muted", text: "This journal keeps method, path, query, status and time; "
-        + "headers and bodies show here once the journal keeps them." }));
+      box.append(el("p", { class: "muted", text: "Headers and bodies of this entry are no longer kept: the "
+        + "journal's byte budget (--journal-bytes) drops the oldest entries' details first." }));
     }
     return box;
   }
