@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from itertools import chain
 from typing import Any, Final
 
@@ -46,10 +46,10 @@ class StatusOnly:
         self.receive = receive
         self._send = send
 
-    async def send(self, message: Message) -> None:
+    def send(self, message: Message) -> Awaitable[None]:
         if message["type"] == "http.response.start":
             self.status = message["status"]
-        await self._send(message)
+        return self._send(message)
 
 
 class Exchange:
@@ -96,12 +96,15 @@ class Exchange:
             self._request_done = True
         return message
 
-    async def send(self, message: Message) -> None:
+    def send(self, message: Message) -> Awaitable[None]:
+        # a plain function handing on the server's awaitable: no coroutine of its own per message
         if message["type"] == "http.response.start":
-            if not self._request_done:
-                await self._read_the_rest()
             self.status = message["status"]
             self.response_headers = message.get("headers") or ()
+            if not self._request_done:
+                unread = self._unread_length()
+                if unread:
+                    return self._read_then_send(unread, message)
         else:
             body = message.get("body")
             if body:
@@ -110,28 +113,31 @@ class Exchange:
                 else:
                     self.response_body = _keep(self.response_body, body, self.body_bytes)
                 self.response_length += len(body)
-        await self._send(message)
+        return self._send(message)
 
-    async def _read_the_rest(self) -> None:
-        """A body the route answered without reading (a 401, a 404, a fault) is read before the
-        answer goes, so the journal shows what the client sent; only one the journal keeps whole
-        (declared with a length within ``body_bytes``): anything longer stays unread (and is
-        marked so), as does a body the size cap or the client cuts short."""
+    def _unread_length(self) -> int:
+        """The declared length of a body the route answered without reading (a 401, a 404, a
+        fault), when the journal would keep it whole; else 0 (none, or longer: it stays unread
+        and is marked so)."""
         self._request_done = True
-        declared = 0
         for name, value in self.request_headers:
             if name == b"content-length":
                 declared = int(value) if value.isdigit() else 0
-                break
-        if not 0 < declared - self.request_length <= self.body_bytes - len(self.request_body):
-            return
+                fits = 0 < declared - self.request_length <= self.body_bytes - len(self.request_body)
+                return declared if fits else 0
+        return 0
+
+    async def _read_then_send(self, declared: int, message: Message) -> None:
+        """Read the rest of the body before the answer goes, so the journal shows what the client
+        sent; a body the size cap or the client cuts short stays as far as it came."""
         try:
             while self.request_length < declared:
-                message = await self.receive()
-                if message["type"] != "http.request" or not message.get("more_body"):
+                received = await self.receive()
+                if received["type"] != "http.request" or not received.get("more_body"):
                     break
         except Exception:  # the answer is decided; what was not read stays unread
-            return
+            pass
+        await self._send(message)
 
     def settle(self, head: bool = False) -> Kept:
         """What the journal keeps of it: a plain tuple of bytes and integers (see :data:`Kept`).
