@@ -73,7 +73,7 @@ class Exchange:
     )
 
     def __init__(self, headers: Iterable[tuple[bytes, bytes]], body_bytes: int, receive: Receive,
-                 send: Send) -> None:
+                 send: Send, body_expected: bool = True) -> None:
         self.status = 0
         self.request_headers = headers
         self.request_body = b""
@@ -82,7 +82,7 @@ class Exchange:
         self.response_body = b""
         self.response_length = 0
         self.body_bytes = body_bytes
-        self._request_done = False
+        self._request_done = not body_expected
         self._receive = receive
         self._send = send
 

@@ -389,8 +389,9 @@ class Fake:
         if not isinstance(state, dict):
             raise StateError("state", "must be an object from GET /_fake/state")
         if state.get("service") != self.name:
-            raise ControlError(400, f"this state belongs to {state.get('service')!r}, not {self.name!r}",
-                               code="invalid_state", field="service")
+            message = (f"this state belongs to {state['service']!r}, not {self.name!r}" if "service" in state
+                       else f"missing: a state from GET /_fake/state names its service ({self.name!r})")
+            raise ControlError(400, message, code="invalid_state", field="service")
         if state.get("format") != STATE_FORMAT:
             raise StateError("format", f"must be {STATE_FORMAT}")
         if state.get("seed") != self.seed or isinstance(state.get("seed"), bool):

@@ -60,6 +60,10 @@ class Record(NamedTuple):
     exchange: Kept | str | None  # None: none kept; DROPPED: dropped by the byte budget
 
 
+#: requests whose body, if any, is not read before an answer the route gave without reading it
+BODILESS_METHODS = frozenset({"GET", "HEAD"})
+
+
 class Journal:
     """Oldest-first record of requests; the oldest entries fall off past ``size``.
 
@@ -95,7 +99,9 @@ class Journal:
     def exchange(self, scope: Scope, receive: Receive, send: Send) -> Exchange | StatusOnly:
         """The recorder of one request: wraps its ``receive`` and ``send``; hand it to :meth:`add`."""
         if self.total_bytes:
-            return Exchange(scope["headers"], self.body_bytes, receive, send)
+            # a GET or HEAD with a body is rare enough to be left unread (and marked so) if unrouted
+            return Exchange(scope["headers"], self.body_bytes, receive, send,
+                            body_expected=scope["method"] not in BODILESS_METHODS)
         return StatusOnly(receive, send)
 
     def add(self, method: str, path: str, query: str, status: int, epoch_ms: int,
