@@ -21,7 +21,7 @@ from typing import Any
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.statecheck import StateReader, check_integer, refuse
 
-from .problems import upload_error
+from .problems import problem, upload_error
 from .settings import VideoSettings
 
 _BYTES = re.compile(r"bytes ([0-9]{1,20})-([0-9]{1,20})/([0-9]{1,20})")
@@ -237,7 +237,12 @@ class Storage:
     @property
     def root(self) -> str:
         if self._dir is None:
-            self._dir = tempfile.mkdtemp(prefix="fakes-video-")
+            try:
+                self._dir = tempfile.mkdtemp(prefix="fakes-video-")
+            except OSError as exc:  # a read-only container without a tmpfs: say so, as a refusal
+                raise problem(507, "insufficient-storage", "The fake has nowhere to keep uploads.",
+                              detail=f"no writable temporary directory ({exc}): set TMPDIR to one, or give a "
+                                     "read-only container a tmpfs (--tmpfs /tmp)") from None
             weakref.finalize(self, shutil.rmtree, self._dir, True)
         return self._dir
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import os
 
+import pytest
+
 from fakes.video import VideoFake
 
 from .helpers import CLIP_2S, CLIP_31S, client_for, create, status, upload
@@ -162,3 +164,27 @@ def test_a_refused_later_chunk_leaves_the_accepted_ones_as_they_were() -> None:
 def _read(path: str) -> bytes:
     with open(path, "rb") as handle:
         return handle.read()
+
+
+def test_no_writable_temporary_directory_is_a_refusal_that_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only container without a tmpfs: the upload is refused in the service's problem shape
+    (507, naming TMPDIR and --tmpfs), not a 500, and the video stays as it was; once a directory is
+    usable again, the same upload works."""
+    import tempfile
+
+    fake = VideoFake(seed=0)
+    with client_for(fake) as client:
+        video = create(client)
+
+        def no_directory(*args: object, **kwargs: object) -> str:
+            raise FileNotFoundError(2, "No usable temporary directory found")
+
+        with monkeypatch.context() as patched:
+            patched.setattr(tempfile, "mkdtemp", no_directory)
+            refused = upload(client, video["videoId"], CLIP_2S.read_bytes())
+        assert refused.status_code == 507, refused.text
+        assert refused.json()["type"].endswith("/insufficient-storage") and refused.json()["status"] == 507
+        assert refused.json()["title"] == "The fake has nowhere to keep uploads."
+        assert "TMPDIR" in refused.json()["detail"] and "--tmpfs" in refused.json()["detail"]
+        assert client.get(f"/videos/{video['videoId']}").json() == video
+        assert upload(client, video["videoId"], CLIP_2S.read_bytes()).status_code == 201
