@@ -224,7 +224,7 @@ def rss_account(model: EnrichmentModel, feed_id: str, request: Request) -> Any:
 
 async def read_body(model: EnrichmentModel, call: Call, request: Request) -> Any:
     raw_length = request.headers.get("content-length", "0")
-    if raw_length.isdigit() and int(raw_length) > MAX_BODY:
+    if raw_length.isdigit() and (len(raw_length) > 18 or int(raw_length) > MAX_BODY):
         raise model.error(call, 413, "The request body is too large.")
     try:
         return await read_json(request)

@@ -162,7 +162,8 @@ def journal_search(fake: ControlledFake, params: Any, limit: int | None, details
     status = params.get("status")
     pattern = _pattern(lambda: RequestPattern.build(
         params.get("method"), params.get("path"), headers=headers, body_contains=params.get("body_contains"),
-        status=int(status) if status is not None and status.isdigit() and status.isascii() else status))
+        status=int(status) if status is not None and status.isdigit() and status.isascii() and len(status) <= 3
+        else status))
     records = [r for r in search(fake.journal, pattern, near_misses=0).matches if r.warnings or not warnings_only]
     if limit:
         records = records[-limit:]

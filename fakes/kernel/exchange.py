@@ -122,7 +122,7 @@ class Exchange:
         self._request_done = True
         for name, value in self.request_headers:
             if name == b"content-length":
-                declared = int(value) if value.isdigit() else 0
+                declared = int(value) if value.isdigit() and len(value) <= 18 else 0  # no 4,300-digit ints
                 fits = 0 < declared - self.request_length <= self.body_bytes - len(self.request_body)
                 return declared if fits else 0
         return 0
@@ -193,7 +193,7 @@ def describe(kept: Kept, redactor: Redactor | None) -> dict[str, Any]:
     request = {"headers": headers_dict(pairs, redactor),
                **body_fields(kept[REQUEST_BODY], kept[REQUEST_LENGTH], redactor)}
     declared = _joined(pairs, b"content-length")
-    if declared is not None and declared.isdigit() and int(declared) > kept[REQUEST_LENGTH]:
+    if declared is not None and declared.isdigit() and (len(declared) > 18 or int(declared) > kept[REQUEST_LENGTH]):
         request["body_unread"] = True  # answered before the route read it (a 401, a 413 ...)
     response = {"headers": headers_dict(kept[RESPONSE_HEADERS], redactor),
                 **body_fields(kept[RESPONSE_BODY], kept[RESPONSE_LENGTH], redactor)}

@@ -45,7 +45,7 @@ def estimate(price: dict[str, Any] | None, params: dict[str, str]) -> int:
 
 def rows_wanted(params: dict[str, str]) -> int:
     raw = params.get("limit", "")
-    return min(int(raw), 100) if raw.isascii() and raw.isdigit() and int(raw) > 0 else 5
+    return min(int(raw), 100) if raw.isascii() and raw.isdigit() and len(raw) <= 9 and int(raw) > 0 else 5
 
 
 def rows_in(body: Any) -> int | None:

@@ -214,7 +214,8 @@ class SimulatedUpstream:
 
 def _rows(params: dict[str, str], drawn: int) -> int:
     raw = params.get("limit", "")
-    return min(int(raw), 100, drawn + 2) if raw.isascii() and raw.isdigit() and int(raw) > 0 else drawn
+    return min(int(raw), 100, drawn + 2) if raw.isascii() and raw.isdigit() and len(raw) <= 9 and int(raw) > 0 \
+        else drawn
 
 
 class CannedUpstream:

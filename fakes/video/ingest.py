@@ -112,7 +112,7 @@ class UploadSession:
         parts = {}
         for key, size in read.mapping("parts").items():
             where = f"{read.where('parts')}.{key}"
-            if not key.isdigit() or not 1 <= int(key) <= 100_000:
+            if not key.isdigit() or len(key) > 6 or not 1 <= int(key) <= 100_000:
                 refuse(where, "must be a part number")
             parts[int(key)] = check_integer(size, where, minimum=0, maximum=MAX_STATE_BYTES)
         if (mode != "part" and parts) or (mode == "part" and ranges):

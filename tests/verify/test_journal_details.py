@@ -165,3 +165,14 @@ def test_served_over_http_the_journal_keeps_streamed_bodies() -> None:
     request = listing["entries"][-1]["request"]
     assert request["body_length"] == 312 and request["body_truncated"] is True and len(request["body"]) == 100
     assert request["headers"]["transfer-encoding"] == "chunked"
+
+
+def test_numbers_too_long_for_python_are_refused_or_read_not_500(notes: NotesFake) -> None:
+    """Python refuses to convert digit strings past 4,300 digits: such a status filter is a 400,
+    and an entry whose request declared such a Content-Length reads as an unread body."""
+    from fakes.kernel.exchange import describe
+
+    answer = notes.client().get("/_fake/journal", params={"status": "9" * 5000})
+    assert answer.status_code == 400 and answer.json()["field"] == "status"
+    kept = (b"content-length\0" + b"9" * 5000, b"", 0, (), b"", 0, 100)
+    assert describe(kept, None)["request"]["body_unread"] is True
