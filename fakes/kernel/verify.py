@@ -34,6 +34,7 @@ import orjson
 
 from .exchange import REDACTED, REQUEST_BODY, REQUEST_LENGTH, Kept, Redactor, request_header, request_text
 from .journal import DROPPED, GLOB_CHARACTERS, Journal, Record
+from .saferegex import UnsafeRegex, compile_guarded, fullmatch_bounded
 
 #: the closest entries shown when nothing matched
 NEAR_MISSES = 3
@@ -78,9 +79,9 @@ class Matcher:
             raise PatternError(f"{where}.{kind}", "must be a string")
         if kind == "matches":
             try:
-                return cls(kind, value, re.compile(value))
-            except re.error as exc:
-                raise PatternError(f"{where}.matches", f"is not a regular expression: {exc}") from None
+                return cls(kind, value, compile_guarded(value))
+            except UnsafeRegex as exc:
+                raise PatternError(f"{where}.matches", str(exc)) from None
         return cls(kind, value)
 
     def check(self, values: list[str]) -> bool:
@@ -96,7 +97,7 @@ class Matcher:
         if self.kind == "contains":
             return self.value in value
         assert self.regex is not None
-        return self.regex.fullmatch(value) is not None
+        return fullmatch_bounded(self.regex, value)
 
     def describe(self) -> str:
         if self.kind in ("present", "absent"):

@@ -4,6 +4,8 @@ connections come from a (simulated) consent or a pasted key, local runs are gran
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
@@ -169,3 +171,26 @@ def test_a_local_run_is_granted_audited_and_reported(fake: RelayFake, owner: dic
         server = http.post("/run", json={"tool": "gh", "args": ["pr", "list"]}, headers=owner).json()
         assert server["exit_code"] == 0 and "(simulated) gh pr list" in server["stdout"]
 
+
+
+def test_a_deny_pattern_that_could_hold_the_server_is_refused_on_upload_and_on_import(
+        fake: RelayFake, owner: dict[str, str]) -> None:
+    """A skill's cli.deny patterns run on members' argv: one that backtracks without bound (or is no
+    regex at all) is refused when the tool is made, and an imported state holding one is a 400
+    naming the field, never a later 500 or a frozen server on the next local run."""
+    with fake.client() as http:
+        for bad in ("(a|aa)*c", "(a+)+$", "("):
+            refused = http.post("/tools", json={"name": "gh", "base_url": "https://api.github.example",
+                                                "cli": {"bin": "gh", "enabled": True, "deny": [bad]}}, headers=owner)
+            assert refused.status_code == 403 and "cli.deny pattern" in refused.text, refused.text
+        made = http.post("/tools", json={"name": "gh", "base_url": "https://api.github.example",
+                                         "cli": {"bin": "gh", "enabled": True, "deny": ["repo delete"]}}, headers=owner)
+        assert made.status_code < 300, made.text
+    state = fake.export_state()
+    text = json.dumps(state)
+    assert '"repo delete"' in text
+    poisoned = json.loads(text.replace('"repo delete"', '"(a|aa)*c"'))
+    with fake.client() as http:
+        answer = http.put("/_fake/state", json=poisoned)
+        assert answer.status_code == 400 and "cli.deny[0]" in answer.text and "exponential" in answer.text
+    assert json.dumps(fake.export_state()) == text  # the refused import changed nothing

@@ -11,20 +11,13 @@ import pytest
 
 from fakes.relay import RelayFake
 
-CALL = "/call/firmdata.companies.enrich"
-DOMAIN = {"domain": "northwind.com"}
+from .accounts_support import CALL, DOMAIN, treg_fake
+from .accounts_support import signed_in as _signed_in
 
 
 @pytest.fixture
 def fake() -> RelayFake:
-    return RelayFake(seed=0, header_prefix="X-Treg")
-
-
-def _signed_in(http: httpx.Client, email: str) -> dict[str, str]:
-    code = http.post("/auth/email/start", json={"email": email}).json()["dev_code"]
-    token = http.post("/auth/email/verify", json={"email": email, "code": code}).json()["token"]
-    http.cookies.clear()
-    return {"X-Treg-Token": token}
+    return treg_fake()
 
 
 def _team(http: httpx.Client) -> tuple[dict[str, Any], dict[str, str]]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import re
 import socket
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.saferegex import UnsafeRegex, compile_guarded
 
 from ..teams import Membership
 from .ladder import refresh_ladder
@@ -224,9 +224,9 @@ def check_cli(cli: Any) -> None:
     else:
         for pattern in cli.get("deny", []):
             try:
-                re.compile(pattern)
-            except re.error:
-                problem = f"cli.deny pattern {pattern!r} is not a valid regular expression"
+                compile_guarded(pattern)
+            except UnsafeRegex as exc:  # invalid, or one whose matching could hold the server
+                problem = f"cli.deny pattern {pattern!r} {exc}"
     if problem:
         raise ServiceError(403, problem, code="not_allowed")
 

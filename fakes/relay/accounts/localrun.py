@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.saferegex import compile_guarded
 
 from .identity import require_can_register
 from .keys import require_tool_use
@@ -65,7 +66,7 @@ def grant(acc: Accounts, member: Membership, name: str, argv: list[str], client:
                                 f"tool update {tool.name} --local-run on", code="forbidden")
     joined = " ".join(argv)
     for pattern in profile.get("deny") or []:
-        if re.search(pattern, joined):
+        if compile_guarded(pattern).search(joined):  # no exponential shapes: checked on upload and import
             _audit(acc, member, tool.name, "DENY", " ".join(redact_argv(argv)), 403, client)
             raise ServiceError(403, f"denied by the skill: pattern {pattern!r}. The skill's creator controls this "
                                     "list (cli.deny in treg.json).", code="forbidden")

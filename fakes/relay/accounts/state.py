@@ -12,6 +12,7 @@ import dataclasses
 from typing import Any, Protocol
 
 from fakes.kernel.clock import MAX_EPOCH_MS
+from fakes.kernel.saferegex import UnsafeRegex, compile_guarded
 from fakes.kernel.statecheck import StateReader, check_integer, check_text, refuse
 
 from .. import bodies
@@ -103,6 +104,12 @@ def _check(read: StateReader, name: str, kind: str) -> Any:
                 str(binding.get("format", "{secret}")).format(secret="x")
             except (KeyError, IndexError, ValueError):
                 refuse(read.where(f"{name}[{index}].format"), "may hold no placeholder but {secret}")
+    if name == "cli" and isinstance(value, dict):
+        for index, pattern in enumerate(value.get("deny") or []):
+            try:
+                compile_guarded(pattern)
+            except UnsafeRegex as exc:
+                refuse(read.where(f"cli.deny[{index}]"), str(exc))
     return value
 
 
