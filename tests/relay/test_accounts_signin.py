@@ -154,3 +154,22 @@ def test_users_register_once_and_a_public_token_only_calls_and_reads(fake: Relay
         assert http.get("/tools", headers=viewer).status_code == 401 and rotated != public["token"]
         http.delete(f"/orgs/{made['org_id']}/public-token", headers=owner)
         assert http.get("/tools", headers={"X-Treg-Token": rotated}).status_code == 401
+
+
+def test_a_worlds_cookies_stay_in_that_world() -> None:
+    """The sign-in cookies are scoped to where the fake is mounted: one cookie jar (a browser, a
+    shared test client) signed in to world b sends nothing of it to world a or to the default world."""
+    fake = RelayFake(seed=0)
+    with fake.client() as http:
+        started = http.get("/_w/b/auth/github")
+        assert "Path=/_w/b/" in started.headers["set-cookie"]
+        assert "Path=/;" in http.get("/auth/github").headers["set-cookie"]  # the default world: its root
+        http.cookies.clear()
+        http.get("/_w/b/auth/github")
+        http.get("/_w/a/_fake/health")
+        http.get("/_w/a/health")
+        http.get("/_w/b/health")
+    sent_to_a = [entry["request"]["headers"] for entry in fake.world("a").journal_entries()]
+    sent_to_b = [entry["request"]["headers"] for entry in fake.world("b").journal_entries()]
+    assert sent_to_a and all("cookie" not in headers for headers in sent_to_a)
+    assert sent_to_b[-1]["cookie"] == "[redacted]"  # world b gets its own cookie back
