@@ -327,7 +327,7 @@ def nginx_config(replicas: int) -> str:
                            "world": "WORLD", "replica": f"replica-{i}"}, separators=(",", ":"))
         text += NGINX_GATE.format(i=i, retry=RETRY_AFTER_S,
                                   down_body=body.replace('"WORLD"', "$fleet_world_json").replace("'", "\\'"))
-    return text
+    return text + "}\n"
 
 
 def render_nginx(template: str, env: Mapping[str, str]) -> str:
