@@ -5,6 +5,7 @@
     python docker/fleet/fleet.py haproxy-config --replicas 5 # the HAProxy configuration for 5 replicas
     python docker/fleet/fleet.py nginx-config --replicas 5   # the nginx one (a template: ${FLEET_...})
     python docker/fleet/fleet.py worlds --replicas 16        # which worlds each replica holds
+    python docker/fleet/fleet.py write-shipped               # after editing this script: the shipped files
 
 `up` runs on one host without docker: replica i listens on its own loopback address
 (127.0.2.i by default) on the same ports as the balancer (8700 in gateway mode, or 8701-8705 with
@@ -14,8 +15,9 @@ at start), so a replica that restarts comes back with its worlds. Ctrl-C (or SIG
 balancer, then the replicas (which save their states). Linux only: every 127.x.y.z address is a
 loopback address there (macOS needs `ifconfig lo0 alias 127.0.2.1` for each).
 
-The shipped docker/fleet/haproxy.cfg and nginx.conf.template are this script's output for three
-replicas (tests/fleet checks it); docs/fleet.md explains them. Standard library only.
+The shipped docker/fleet/haproxy.cfg, nginx.conf.template and the configuration inside
+k8s/balancer.yaml are this script's output for three replicas (`write-shipped`; tests/fleet checks
+it); docs/fleet.md explains them. Standard library only.
 """
 
 from __future__ import annotations
@@ -104,6 +106,9 @@ defaults
     timeout server 10m
     timeout http-keep-alive 30s
     timeout queue 10s
+    # a health check may take this long (a busy replica is not a dead one: 3 failed checks in a row,
+    # 2 s apart, mark it down; a refused connection fails at once, and its request gets the 503)
+    timeout check 5s
     retries 2
     # a world goes to its own replica or nowhere: never redispatched to another one
     no option redispatch
@@ -149,7 +154,7 @@ listen replica-{i}
     http-check expect status 200
     http-error status 503 content-type application/json hdr Retry-After {retry} hdr X-Fakes-Fleet replica-unavailable lf-string {down_body}
     http-error status 502 content-type application/json hdr X-Fakes-Fleet replica-failed lf-string {failed_body}
-    server fakes "${{FLEET_REPLICA_{i}}}" check port "${{FLEET_CHECK_PORT-8700}}" inter 1s fall 2 rise 1 resolvers fleet_dns init-addr last,libc,none
+    server fakes "${{FLEET_REPLICA_{i}}}" check port "${{FLEET_CHECK_PORT-8700}}" inter 2s fall 3 rise 1 resolvers fleet_dns init-addr last,libc,none
 """
 
 
@@ -330,6 +335,23 @@ def nginx_config(replicas: int) -> str:
     return text + "}\n"
 
 
+def embed_in_configmap(manifest: str, config: str) -> str:
+    """balancer.yaml with its ConfigMap's haproxy.cfg replaced by ``config`` (a YAML block scalar)."""
+    start = manifest.index("  haproxy.cfg: |\n") + len("  haproxy.cfg: |\n")
+    end = manifest.index("---\n", start)
+    block = "".join(("    " + line if line.strip() else line) for line in config.splitlines(True))
+    return manifest[:start] + block + manifest[end:]
+
+
+def write_shipped() -> list[Path]:
+    """Rewrite the shipped files from the generators (three replicas): after changing this script."""
+    written = [HERE / "haproxy.cfg", HERE / "nginx.conf.template", HERE / "k8s" / "balancer.yaml"]
+    written[0].write_text(haproxy_config(3))
+    written[1].write_text(nginx_config(3))
+    written[2].write_text(embed_in_configmap(written[2].read_text(), haproxy_config(3)))
+    return written
+
+
 def render_nginx(template: str, env: Mapping[str, str]) -> str:
     """What envsubst makes of the template: every ${FLEET_...} filled in (nginx's own $vars stay)."""
     class Braced(Template):
@@ -489,6 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fleet.py", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("write-shipped", help="rewrite haproxy.cfg, nginx.conf.template and k8s/balancer.yaml's "
+                   "configuration (three replicas) from this script")
     for name in ("haproxy-config", "nginx-config"):
         config = sub.add_parser(name, help=f"print the {name.split('-')[0]} configuration for N replicas")
         config.add_argument("--replicas", type=int, default=3)
@@ -526,6 +550,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "nginx-config":
         sys.stdout.write(nginx_config(args.replicas))
+        return 0
+    if args.command == "write-shipped":
+        for path in write_shipped():
+            print(f"wrote {path}")
         return 0
     if not 1 <= args.replicas <= 250:
         raise SystemExit("fleet: --replicas takes 1 to 250")
