@@ -39,7 +39,10 @@ def test_every_manifest_is_valid_for_kubernetes(version: str) -> None:
     found = every_manifest()
     assert {doc["kind"] for _, doc in found} == {"Service", "StatefulSet", "ConfigMap", "Deployment", "Ingress"}
     for name, doc in found:
-        kubernetes_validate.validate(doc, version, strict=True)  # raises with the path of the bad field
+        try:
+            kubernetes_validate.validate(doc, version, strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            pytest.fail(f"{name}: {doc['kind']} {doc['metadata']['name']}: {exc}")
     broken = {**found[1][1], "spec": {**found[1][1]["spec"], "replicas": "three"}}
     with pytest.raises(kubernetes_validate.ValidationError):  # the check does check
         kubernetes_validate.validate(broken, VERSIONS[0], strict=True)
