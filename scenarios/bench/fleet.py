@@ -84,7 +84,8 @@ def bench_fleet(options: Options, report: Report) -> None:
                                  "--save-state", str(state), "--log-level", "error"], run_dir / f"replica-{i}.log"))
         for i in sizes:
             _wait(f"http://{net}{i}:{port}/_fake/health", procs)
-        balancers = {}
+        replica_pids = [proc.pid for proc in procs]
+        balancers, balancer_pids = {}, {}
         for k in sizes:
             config = run_dir / f"haproxy-{k}.cfg"
             config.write_text(script.haproxy_config(k))
@@ -96,6 +97,7 @@ def bench_fleet(options: Options, report: Report) -> None:
             procs.append(_start([shutil.which("haproxy") or "haproxy", "-db", "-f", str(config)],
                                 run_dir / f"haproxy-{k}.log", env))
             balancers[k] = f"http://{bind}:{port}/{SERVICE}"
+            balancer_pids[k] = procs[-1].pid
             _wait(f"http://{bind}:{port}/_fleet/health", procs)
         scripts = {k: _lua(run_dir / f"load-{k}.lua", base, options.fleet_worlds) for k, base in balancers.items()}
         direct = f"http://{net}1:{port}/{SERVICE}"
@@ -106,7 +108,14 @@ def bench_fleet(options: Options, report: Report) -> None:
             _wrk(scripts[k], balancers.get(k, direct), load.connections, load.warmup)
         for _ in range(load.rounds):
             for k in [0, *sizes]:
-                runs[k].append(_wrk(scripts[k], balancers.get(k, direct), load.connections, load.duration))
+                # CPU seconds each side spent: robust to a busy machine, unlike the rate
+                watched = {"replicas": replica_pids[:max(k, 1)], "balancer": [balancer_pids[k]] if k else []}
+                before = {side: sum(_cpu_s(pid) for pid in pids) for side, pids in watched.items()}
+                run = _wrk(scripts[k], balancers.get(k, direct), load.connections, load.duration)
+                for side, pids in watched.items():
+                    spent = sum(_cpu_s(pid) for pid in pids) - before[side]
+                    run[f"{side}_cpu_us"] = spent * 1e6 / max(1, run["requests"])
+                runs[k].append(run)
         latency = {name: [_wrk(scripts[k], balancers.get(k, direct), 1, load.duration) for _ in range(load.rounds)]
                    for name, k in (("direct", 0), ("balancer", 1))}
         result["rows"] = [_row(k, runs[k]) for k in [0, *sizes]]
@@ -171,17 +180,29 @@ def _wrk(script: Path, base: str, connections: int, duration: float) -> dict[str
         if line.startswith("BENCH_JSON "):
             raw = json.loads(line[len("BENCH_JSON "):])
             seconds = raw["duration_us"] / 1e6 or duration
-            return {"rps": raw["requests"] / seconds, "p50_ms": raw["p50_us"] / 1000, "p99_ms": raw["p99_us"] / 1000,
+            return {"requests": raw["requests"], "rps": raw["requests"] / seconds, "p50_ms": raw["p50_us"] / 1000,
+                    "p99_ms": raw["p99_us"] / 1000,
                     "mean_ms": raw["mean_us"] / 1000, "non_2xx": raw["errors_status"],
                     "socket_errors": raw["errors_socket"]}
     raise RuntimeError(f"wrk failed: {done.stdout[-300:]} {done.stderr[-300:]}")
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far, from /proc (0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _row(replicas: int, runs: list[dict[str, Any]]) -> dict[str, Any]:
     rates = [r["rps"] for r in runs]
     return {"replicas": replicas, "through": "balancer" if replicas else "direct (one replica, no balancer)",
             "rps_best": max(rates), "rps_median": median(rates), "p99_ms": median(r["p99_ms"] for r in runs),
-            "errors": sum(r["non_2xx"] + r["socket_errors"] for r in runs)}
+            "errors": sum(r["non_2xx"] + r["socket_errors"] for r in runs),
+            "replica_cpu_us": median(r["replicas_cpu_us"] for r in runs),
+            "balancer_cpu_us": median(r["balancer_cpu_us"] for r in runs)}
 
 
 def render_fleet(report: Report) -> list[str]:
@@ -190,11 +211,19 @@ def render_fleet(report: Report) -> list[str]:
         return []
     out = ["", f"7. Fleet: HAProxy over k replicas of {SERVICE} on {fleet['cores']} cores, {fleet['worlds']} worlds "
                f"(req/s; load average {fleet['loadavg_before']} before, {fleet['loadavg_after']} after)",
-           f"{'replicas':<40} {'best':>8} {'median':>8} {'p99 ms':>7} {'errors':>6}"]
+           f"{'replicas':<34} {'best':>7} {'median':>7} {'p99 ms':>7} {'errors':>6} "
+           f"{'µs cpu/req: fakes':>18} {'balancer':>8}"]
     for row in fleet["rows"]:
         label = row["through"] if not row["replicas"] else f"{row['replicas']} through the balancer"
-        out.append(f"{label:<40} {row['rps_best']:>8.0f} {row['rps_median']:>8.0f} {row['p99_ms']:>7.2f} "
-                   f"{row['errors']:>6}")
+        out.append(f"{label:<34} {row['rps_best']:>7.0f} {row['rps_median']:>7.0f} {row['p99_ms']:>7.2f} "
+                   f"{row['errors']:>6} {row['replica_cpu_us']:>18.1f} {row['balancer_cpu_us']:>8.1f}")
+    direct = fleet["rows"][0]["replica_cpu_us"]
+    through = fleet["rows"][1] if len(fleet["rows"]) > 1 else None
+    if direct and through:
+        per_core = 1e6 / direct
+        with_balancer = 1e6 / (through["replica_cpu_us"] + through["balancer_cpu_us"])
+        out.append(f"projection from CPU time: one replica serves {per_core:,.0f} req/s per core of its own; with "
+                   f"the balancer's share, a host serves {with_balancer:,.0f} req/s per core, all processes counted")
     lat = fleet["latency"]
     added = lat["balancer"]["p50_ms"] - lat["direct"]["p50_ms"]
     out.append(f"latency, one connection: direct p50 {lat['direct']['p50_ms']:.3f} ms / p99 "
