@@ -22,6 +22,7 @@ from ..kernel.settings import SettingsError
 from .cassette import DEFAULT_MAX_BODY_BYTES, CassetteError
 from .document import DocumentError
 from .runner import DEFAULT_MAX_CALLS, DEFAULT_MAX_WAIT_S
+from .sides import Unreachable
 
 
 class UsageError(Exception):
@@ -207,6 +208,8 @@ def cmd_conform(argv: Sequence[str]) -> int:
     from .runner import ConformOptions, conform
 
     args = conform_parser().parse_args(argv)
+    if not args.real_url.startswith(("http://", "https://")):
+        raise UsageError(f"--real-url must be an http(s) URL, got {args.real_url!r}")
     settings = _settings(args.service, args.settings)
     scenarios: list[str] | None = None if args.scenarios == "all" else [] if args.scenarios == "none" else [
         name.strip() for name in args.scenarios.split(",") if name.strip()]
@@ -314,7 +317,7 @@ def main(command: str, argv: Sequence[str]) -> int:
     """``fakes conform ...`` and its siblings: the kernel's CLI hands the rest of the line here."""
     try:
         return COMMANDS[command](list(argv))
-    except (UsageError, DocumentError, CassetteError, SettingsError, registry.UnknownService) as exc:
+    except (UsageError, DocumentError, CassetteError, SettingsError, registry.UnknownService, Unreachable) as exc:
         print(f"fakes {command}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     except CannotListen as exc:

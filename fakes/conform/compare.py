@@ -60,6 +60,8 @@ class Difference:
             return f"real sends header `{self.where}`, fake does not"
         if self.kind == "header-extra":
             return f"fake sends header `{self.where}`, real does not"
+        if self.kind == "header-form":
+            return f"header `{self.where}`: real {self.real}, fake {self.fake}"
         return f"{at}: real {self.real}, fake {self.fake}"
 
     def key(self, operation: str) -> str:
@@ -136,7 +138,7 @@ def compare_headers(real: dict[str, str], fake: dict[str, str], declared: set[st
             # free text goes with any form ("Unlimited" where a plan has a number); numbers with numbers
             if real_form != fake_form and "text" not in (real_form, fake_form) \
                     and {real_form, fake_form} != {"integer", "decimal"}:
-                found.append(Difference("header-form", f"header {name}", real_form, fake_form))
+                found.append(Difference("header-form", name, real_form, fake_form))
     return found
 
 

@@ -97,12 +97,14 @@ class ObservingTransport(httpx.BaseTransport):
     """Calls ``inner``; each completed exchange goes to ``seen`` (body read in full)."""
 
     def __init__(self, inner: httpx.BaseTransport, base_url: str, seen: Seen,
-                 guard: Guard | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 guard: Guard | None = None, clock: Callable[[], float] = time.monotonic,
+                 failed: Callable[[httpx.TransportError], None] | None = None) -> None:
         self.inner = inner
         self.base = httpx.URL(base_url)
         self.seen = seen
         self.guard = guard
         self.clock = clock
+        self.failed = failed
         self.started: float | None = None
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -112,8 +114,13 @@ class ObservingTransport(httpx.BaseTransport):
         if self.started is None:
             self.started = now
         request_body = request.read()
-        response = self.inner.handle_request(request)
-        body = response.read()
+        try:
+            response = self.inner.handle_request(request)
+            body = response.read()
+        except httpx.TransportError as exc:
+            if self.failed is not None:
+                self.failed(exc)
+            raise
         self.seen(Observed(
             method=request.method, path=below_base(request.url, self.base),
             query=request.url.query.decode("latin-1"), request_headers=headers_of(request.headers.multi_items()),

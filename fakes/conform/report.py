@@ -94,8 +94,9 @@ class ConformReport:
 
     @property
     def exit_status(self) -> int:
-        """0: no difference (none new, with a baseline); 1: differences."""
-        return 1 if self.new_differences() else 0
+        """0: no difference (none new, with a baseline); 1: differences, or nothing was compared at
+        all (a nightly job that checks nothing must not pass)."""
+        return 1 if self.new_differences() or self.score is None else 0
 
     # -- forms -----------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -186,6 +187,8 @@ class ConformReport:
         for result in self.operations:
             if result.status == "not run":
                 lines.append(f"  not run {result.operation}: {result.reason}")
+        if self.score is None:
+            lines.append("  NOTHING COMPARED: no operation ran on both sides (see why above); exit status 1")
         for flow in self.scenarios:
             if flow.real != "passed" or flow.fake != "passed":
                 lines.append(f"  scenario {flow.name}: real {flow.real}"

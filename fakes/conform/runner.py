@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import secrets
 import time
 from collections import defaultdict
@@ -27,7 +28,7 @@ from .document import Document
 from .flows import FlowResult, run_both, service_scenarios
 from .observed import Observed
 from .report import ConformReport, OperationResult
-from .sides import Budget, FakeSide, RealSide
+from .sides import Budget, FakeSide, RealSide, Unreachable
 from .walk import Walk, WalkStep
 
 #: the real side refusing the account (its plan, its rate limit) says nothing about the fake
@@ -74,6 +75,7 @@ def conform(options: ConformOptions) -> ConformReport:
                     max_wait=options.max_wait, stand_in=options.stand_in, control_token=options.control_token,
                     timeout=options.timeout, sleep=options.real_sleep, transport=options.real_transport,
                     run_id=run_id)
+    real.fallback_schemes = Document(fake.openapi()).security_schemes()
     fake_side = FakeSide(fake)
     note = options.progress or (lambda line: None)
     report = ConformReport(
@@ -104,6 +106,8 @@ def conform(options: ConformOptions) -> ConformReport:
     finally:
         real.close()
         fake_side.close()
+    if not real.exchanges and real.transport_errors:
+        raise Unreachable(f"cannot reach --real-url {options.real_url}: {real.transport_errors[0]}")
     report.scenarios = flows
     report.operations = assemble(document, selected, steps, flows, real, fake_side, options.headers)
     report.calls = budget.calls
@@ -133,28 +137,38 @@ def assemble(document: Document, selected: list[Any], steps: list[WalkStep], flo
         else:
             reasons[key].append(f"walk: {step.reason}")
     for flow in flows:
-        mine: dict[str, list[Observed]] = defaultdict(list)
-        theirs: dict[str, list[Observed]] = defaultdict(list)
-        for exchange in real.exchanges_of(flow.name):
-            exchange.operation = document.operation_key(exchange.method, exchange.path)
-            mine[exchange.operation].append(exchange)
-        for exchange in fake.exchanges_of(flow.name):
-            exchange.operation = document.operation_key(exchange.method, exchange.path)
-            theirs[exchange.operation].append(exchange)
-        for key in [*mine, *(k for k in theirs if k not in mine)]:
+        mine: dict[tuple[str, str], list[Observed]] = defaultdict(list)
+        theirs: dict[tuple[str, str], list[Observed]] = defaultdict(list)
+        for side, found in ((real, mine), (fake, theirs)):
+            for exchange in side.exchanges_of(flow.name):
+                exchange.operation = document.operation_key(exchange.method, exchange.path)
+                found[exchange.operation, situation(exchange.query)].append(exchange)
+        for group in [*mine, *(g for g in theirs if g not in mine)]:
+            key = group[0]
             if key not in order:
                 order.append(key)
-            matched = list(zip(mine.get(key, []), theirs.get(key, []), strict=False))
+            matched = list(zip(mine.get(group, []), theirs.get(group, []), strict=False))
             pairs[key] += matched
             if matched:
                 sources[key].append(flow.name)
-            elif key in mine:
+            elif group in mine:
                 reasons[key].append(f"{flow.name}: the fake side did not reach it ({flow.fake}: {flow.fake_message})")
             else:
                 reasons[key].append(f"{flow.name}: the real side did not reach it ({flow.real}"
                                     + (f": {flow.real_message}" if flow.real_message else "") + ")")
     return [_result(key, pairs.get(key, []), reasons.get(key, []), sources.get(key, []), document, extra_headers)
             for key in order]
+
+
+_WORD = re.compile(r"-?[A-Za-z][A-Za-z_.\-]*")
+
+
+def situation(query: str) -> str:
+    """What a request asks for beyond its operation: its query's words (``domain=PROFILE``,
+    ``ordering=-release_datetime``), not its numbers and ids (pages, cursors, ids differ between
+    the two sides). The n-th exchange of an operation in a situation pairs with the other side's."""
+    words = sorted((name, value) for name, value in httpx.QueryParams(query).multi_items() if _WORD.fullmatch(value))
+    return "&".join(f"{name}={value}" for name, value in words)
 
 
 def _result(key: str, pairs: list[tuple[Observed, Observed]], reasons: list[str], sources: list[str],

@@ -27,6 +27,10 @@ from .observed import Observed, ObservingTransport, RefusedCall
 USER_AGENT = "contract-fakes-conform"
 
 
+class Unreachable(Exception):
+    """The real service answered none of the run's requests (one line for the user)."""
+
+
 @dataclass
 class Budget:
     """Calls to the real service: at most ``max_calls``, one kept back per resource to delete."""
@@ -121,14 +125,23 @@ class RealSide(Side):
         self.allow_writes = allow_writes
         self.max_wait = max_wait
         self.waited = 0.0
+        self.transport_errors: list[str] = []
+        #: the fake's own document's security schemes, for a walked document without any
+        self.fallback_schemes: dict[str, dict[str, Any]] = {}
         self.stand_in = stand_in
         self.control_token = control_token
         self._sleep = sleep or time.sleep
         inner = transport or httpx.HTTPTransport()
         self.client = httpx.Client(
             base_url=self.base_url, timeout=timeout,
-            transport=ObservingTransport(inner, self.base_url, self._seen, guard=self._guard),
+            transport=ObservingTransport(inner, self.base_url, self._seen, guard=self._guard,
+                                         failed=self._failed),
             headers={"User-Agent": f"{USER_AGENT} (run {run_id})" if run_id else USER_AGENT})
+
+    def _failed(self, error: httpx.TransportError) -> None:
+        self.transport_errors.append(f"{type(error).__name__}: {error}")
+        if not self.exchanges:  # not one answer yet: nothing to compare, say so at once
+            raise Unreachable(f"cannot reach --real-url {self.base_url}: {self.transport_errors[0]}")
 
     def release(self) -> None:
         self.budget.reserved = max(0, self.budget.reserved - 1)
@@ -159,9 +172,13 @@ class RealSide(Side):
         self._sleep(seconds)
 
     def auth_headers(self, document: Document, operation: Operation) -> dict[str, str]:
-        """The user's credentials, as the operation's security schemes ask for them."""
+        """The user's credentials, as the operation's security schemes ask for them (a document
+        that declares none, like a framework-generated one: as the fake's own document does)."""
         schemes = document.security_schemes()
-        for name in document.security_of(operation):
+        names = document.security_of(operation)
+        if not schemes:
+            schemes, names = self.fallback_schemes, list(self.fallback_schemes)
+        for name in names:
             scheme = schemes.get(name)
             if scheme is not None:
                 found = scheme_headers(name, scheme, self.credentials)

@@ -1,0 +1,181 @@
+"""`fakes conform` against a stand-in for the real service: a fake of the same service on its own
+loopback port, with planted differences (tests/conform/drift.py). Nothing here reaches a vendor."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fakes import create_fake
+from fakes.conform import ConformOptions, conform
+from fakes.conform.report import ConformReport
+from fakes.conform.sides import Unreachable
+from fakes.kernel.fake import Fake
+from fakes.kernel.server import ServerThread
+
+from .drift import Drifted, Plant
+
+SMALL = {"scale": "small"}
+#: every scenario of filings a stand-in can run without the free key (filings-free-quota spends it)
+SCENARIOS = ["filings-incremental-sync", "filings-watchlist-webhooks"]
+PLANTS = (
+    Plant("GET", r"/filings/\d+/", rename=("title", "headline")),  # a renamed field
+    Plant("GET", r"/companies/\d+/next-annual-report/", status=(404, 410)),  # a changed status
+    Plant("GET", r"/countries/", drop_header="x-ratelimit-monthly-remaining"),  # a missing header
+    Plant("GET", r"/languages/\d+/", error=(400, {"detail": "Invalid language."})),  # an extra error case
+)
+PLANTED = {
+    "GET /filings/{filing_id}/ | key-missing | $.headline",
+    "GET /filings/{filing_id}/ | key-extra | $.title",
+    "GET /companies/{company_id}/next-annual-report/ | status | status | 410 -> 404",
+    "GET /countries/ | header-extra | x-ratelimit-monthly-remaining",
+    "GET /languages/{id}/ | status | status | 400 -> 200",
+}
+
+
+@contextlib.contextmanager
+def stand_in(*plants: Plant, service: str = "filings", **settings: Any) -> Iterator[tuple[Fake, str]]:
+    """A fake of ``service`` (plants applied) served on a free loopback port: the "real" service."""
+    fake = create_fake(service, clock="manual", **settings)
+    with ServerThread([(Drifted(fake.app, *plants), "127.0.0.1", 0)]) as [(host, port)]:
+        yield fake, f"http://{host}:{port}"
+
+
+def key_of(fake: Fake) -> str:
+    return fake.auth_headers()["X-API-Key"]
+
+
+def run(fake: Fake, url: str, **options: Any) -> ConformReport:
+    options.setdefault("scenarios", SCENARIOS)
+    options.setdefault("max_calls", 10_000)
+    return conform(ConformOptions("filings", url, credentials={"api_key": key_of(fake)}, settings=SMALL,
+                                  max_wait=10 * 86_400, real_sleep=fake.advance, **options))
+
+
+def keys(report: ConformReport) -> set[str]:
+    return {key for result in report.operations for key in result.difference_keys()}
+
+
+def test_a_fake_against_the_same_fake_differs_nowhere() -> None:
+    """Ids, times, names, URLs, counts and order differ between the two (another seed: another
+    catalogue; other keys; other hosts in every URL): no false alarm, reads and writes."""
+    with stand_in(seed=1, **SMALL) as (fake, url):
+        report = run(fake, url, allow_writes=True)
+    assert keys(report) == set(), report.render()
+    assert report.count("same") >= 55, report.render()
+    assert report.score == 1.0 and report.exit_status == 0
+    flows = {flow.name: (flow.real, flow.fake) for flow in report.scenarios}
+    assert flows == {name: ("passed", "passed") for name in SCENARIOS}, report.render()
+    sources = {source for result in report.operations for source in result.sources}
+    assert {"walk", *SCENARIOS} <= sources
+
+
+def test_each_planted_difference_is_found_and_named_and_nothing_else() -> None:
+    with stand_in(*PLANTS, **SMALL) as (fake, url):
+        report = run(fake, url)
+    assert keys(report) == PLANTED, report.render()
+    by_operation = {r.operation: [d.text for d in r.differences] for r in report.operations if r.differences}
+    assert by_operation == {
+        "GET /filings/{filing_id}/": ["real has `$.headline`, fake lacks it", "fake has `$.title`, real lacks it"],
+        "GET /companies/{company_id}/next-annual-report/": ["real 410, fake 404"],
+        "GET /countries/": ["fake sends header `x-ratelimit-monthly-remaining`, real does not"],
+        "GET /languages/{id}/": ["real 400, fake 200"],
+    }
+    assert report.count("differs") == 4 and report.exit_status == 1
+    assert 0.9 < (report.score or 0) < 1
+
+
+def test_the_report_as_json_junit_and_markdown_without_secrets() -> None:
+    with stand_in(*PLANTS, **SMALL) as (fake, url):
+        report = run(fake, url, operations=["GET /countries/", "GET /languages/*", "GET /filings/*"],
+                     scenarios=[])
+        secret = key_of(fake)
+    document = json.loads(report.to_json())
+    # /countries/, /languages/ and its {id}, /filings/ and its {id} with 4 sub-resources
+    assert document["counts"] == {"same": 6, "differs": 3, "not run": 0}
+    assert document["score"] == 0.6667 and document["coverage"] == 1.0
+    [countries] = [op for op in document["operations"] if op["operation"] == "GET /countries/"]
+    assert countries["status"] == "differs" and countries["differences"][0]["key"] in PLANTED
+    assert countries["example"].startswith("GET /countries/ (real) | GET /countries/ (fake)")
+    suite = ET.fromstring(report.to_junit()).find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("9", "3", "0")
+    failed = {case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None}
+    assert failed == {"GET /countries/", "GET /languages/{id}/", "GET /filings/{filing_id}/"}
+    markdown = report.to_markdown()
+    assert "| `GET /languages/{id}/` | differs | real 400, fake 200 |" in markdown
+    assert "Score **67%**" in markdown
+    for text in (report.to_json(), report.to_junit(), markdown, report.render()):
+        assert secret not in text
+
+
+def test_secrets_are_scrubbed_wherever_they_hide() -> None:
+    """A credential value that reached a report's text (a reason, a scenario's message quoting an
+    answer) is replaced, whatever field it is in."""
+    with stand_in(**SMALL) as (fake, url):
+        report = run(fake, url, operations=["GET /countries/"], scenarios=[])
+    secret = key_of(fake)
+    report.operations[0].status, report.operations[0].reason = "not run", f"an answer that echoed {secret}"
+    for text in (report.to_json(), report.to_junit(), report.to_markdown(), report.render()):
+        assert secret not in text and "[redacted]" in text
+
+
+def test_a_baseline_fails_only_on_new_drift() -> None:
+    with stand_in(*PLANTS, **SMALL) as (fake, url):
+        report = run(fake, url, scenarios=[])
+    known = keys(report)
+    report.apply_baseline(known, "nightly.json")
+    assert report.new_differences() == [] and report.exit_status == 0
+    assert "new" not in report.to_markdown().lower().replace("0 new", "")
+    left_out = "GET /languages/{id}/ | status | status | 400 -> 200"
+    report.apply_baseline(known - {left_out}, "nightly.json")
+    assert [(op, d.key(op)) for op, d in report.new_differences()] == [("GET /languages/{id}/", left_out)]
+    assert report.exit_status == 1
+    suite = ET.fromstring(report.to_junit()).find("testsuite")
+    assert suite is not None and suite.get("failures") == "1"
+
+
+def test_reads_only_by_default_and_never_more_calls_than_allowed() -> None:
+    with stand_in(**SMALL) as (fake, url):
+        report = run(fake, url, max_calls=7)
+        sent = [e for e in fake.journal_entries() if not e["path"].startswith("/_fake")]
+    assert len(sent) <= 7 and report.calls == len(sent)
+    assert {e["method"] for e in sent} == {"GET"}
+    reasons = " ".join(r.reason for r in report.operations)
+    assert "the call budget is spent (7 of --max-calls 7)" in reasons
+    assert "a write: runs only with --allow-writes" in reasons
+
+
+def test_writes_are_tagged_and_cleaned_up() -> None:
+    with stand_in(**SMALL) as (fake, url):
+        report = run(fake, url, allow_writes=True, operations=["POST /webhooks/", "GET /webhooks/*"], scenarios=[])
+        sent = [e for e in fake.journal_entries() if not e["path"].startswith("/_fake")]
+        left = fake.client(headers=fake.auth_headers()).get("/webhooks/").json()
+    assert [e["method"] for e in sent if e["method"] != "GET"] == ["POST", "DELETE"]
+    assert all(e["request"]["headers"]["user-agent"] == f"contract-fakes-conform (run {report.run_id})" for e in sent)
+    assert "example.invalid/contract-fakes-conform" in sent[1]["request"]["body"]
+    assert report.cleanup == [{"path": "/webhooks/1/", "result": "DELETE -> 204"}]
+    assert left["count"] == 0
+
+
+def test_a_write_keeps_a_call_for_its_clean_up() -> None:
+    """The budget never runs out between creating a resource and deleting it."""
+    with stand_in(**SMALL) as (fake, url):
+        report = run(fake, url, allow_writes=True, operations=["POST /webhooks/", "GET /webhooks/*"], scenarios=[],
+                     max_calls=3)
+        sent = [e for e in fake.journal_entries() if not e["path"].startswith("/_fake")]
+        left = fake.client(headers=fake.auth_headers()).get("/webhooks/").json()
+    assert len(sent) == 3 and report.calls == 3
+    assert [e["method"] for e in sent] == ["GET", "POST", "DELETE"] and left["count"] == 0
+
+
+def test_an_unreachable_real_service_stops_at_once() -> None:
+    with stand_in(**SMALL) as (fake, url):
+        pass  # served and stopped: nothing listens there any more
+    with pytest.raises(Unreachable, match="cannot reach --real-url"):
+        run(fake, url, scenarios=[])
