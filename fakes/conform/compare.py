@@ -96,8 +96,19 @@ def compare(real: Observed, fake: Observed, *, operation: str = "", hints: Hints
     def enum_at(where: list[str]) -> list[Any] | None:
         return hints.enum_at(operation, real.status, where) if hints is not None else None
 
-    found += compare_shapes(shape_of(real_body), shape_of(fake_body), "$", [], enum_at)
+    found += compare_shapes(shape_of(real_body, path_values(operation, real.path)),
+                            shape_of(fake_body, path_values(operation, fake.path)), "$", [], enum_at)
     return found
+
+
+def path_values(operation: str, path: str) -> frozenset[str]:
+    """The values a request put in its operation's path parameters (``GET /platforms/{slug}`` and
+    ``/platforms/atlaswise`` -> ``{"atlaswise"}``): an answer keyed by one of them is keyed by data."""
+    template = operation.partition(" ")[2].strip("/").split("/")
+    segments = path.strip("/").split("/")
+    if len(template) != len(segments):
+        return frozenset()
+    return frozenset(value for name, value in zip(template, segments, strict=True) if name.startswith("{"))
 
 
 def _mattering(name: str, declared: set[str]) -> bool:

@@ -17,6 +17,8 @@ from typing import Any
 TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_\-]{0,39}")
 #: the most distinct tokens one place keeps (beyond it: not an enum)
 MAX_TOKENS = 40
+#: where an object's key is data, not a field name (an id the request named: ``{"vi123": {...}}``)
+DATA_KEY = "{*}"
 
 _FORMS = (
     ("datetime", re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?", re.I)),
@@ -76,17 +78,18 @@ class Shape:
     tokens: set[str] | None = field(default_factory=set)
     strings: int = 0
 
-    def add(self, value: Any) -> Shape:
+    def add(self, value: Any, data_keys: frozenset[str] = frozenset()) -> Shape:
+        """Merge ``value`` in; keys in ``data_keys`` (ids the request named) count as one data key."""
         kind = json_type(value)
         self.types.add(kind)
         if kind == "object":
             for key, item in value.items():
-                self.keys.setdefault(key, Shape()).add(item)
+                self.keys.setdefault(DATA_KEY if key in data_keys else key, Shape()).add(item, data_keys)
         elif kind == "array":
             if self.items is None:
                 self.items = Shape()
             for item in value:
-                self.items.add(item)
+                self.items.add(item, data_keys)
         elif kind == "string":
             self.strings += 1
             form = string_form(value)
@@ -117,10 +120,11 @@ class Shape:
         return described
 
 
-def shape_of(value: Any) -> Shape:
-    return Shape().add(value)
+def shape_of(value: Any, data_keys: frozenset[str] = frozenset()) -> Shape:
+    return Shape().add(value, data_keys)
 
 
 def child_path(path: str, key: str) -> str:
     """``$.data[]`` + ``assets`` -> ``$.data[].assets`` (keys that are not plain names quoted)."""
-    return f"{path}.{key}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", key) else f"{path}[{key!r}]"
+    plain = key == DATA_KEY or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", key)
+    return f"{path}.{key}" if plain else f"{path}[{key!r}]"

@@ -84,7 +84,8 @@ class Pool:
     def from_collection(self, collection: str, name: str) -> Any:
         items = listed_items(self.by_path.get(collection.rstrip("/")))
         wanted = normalized(name)
-        for key in (wanted, "id") if wanted.endswith("id") or wanted in ("code", "slug", "key") else (wanted,):
+        # its own name, "<name>Id", else the item's id: /filings/{filing}/ is a listed filing's id
+        for key in (wanted, wanted + "id", "id"):
             for item in items:
                 for field_name, value in item.items():
                     if normalized(field_name) == key and isinstance(value, str | int) and not isinstance(value, bool):

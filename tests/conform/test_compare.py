@@ -47,7 +47,8 @@ def test_a_renamed_field_is_named_both_ways() -> None:
 
 
 def test_a_nested_missing_key_type_and_form_are_found() -> None:
-    real = {"assets": {"mp4": "https://cdn/x.mp4", "hls": "https://cdn/x.m3u8"}, "size": 10, "at": "2026-01-05T09:00:00Z"}
+    real = {"assets": {"mp4": "https://cdn/x.mp4", "hls": "https://cdn/x.m3u8"}, "size": 10,
+            "at": "2026-01-05T09:00:00Z"}
     fake = {"assets": {"hls": "https://cdn/y.m3u8"}, "size": "10", "at": "2026-01-05"}
     assert texts(answer(real), answer(fake)) == ["real has `$.assets.mp4`, fake lacks it",
                                                  "`$.at`: real datetime, fake date",
@@ -85,8 +86,9 @@ def test_error_bodies_are_compared_too() -> None:
 def test_enum_style_and_document_enums() -> None:
     real, fake = answer({"status": "READY"}), answer({"status": "ready"})
     assert texts(real, fake) == ["`$.status`: real upper-case values ('READY'), fake lower-case values ('ready')"]
+    schema = {"type": "object", "properties": {"status": {"type": "string", "enum": ["READY", "ENCODING"]}}}
     document = Document({"paths": {"/things": {"get": {"responses": {"200": {"content": {"application/json": {
-        "schema": {"type": "object", "properties": {"status": {"type": "string", "enum": ["READY", "ENCODING"]}}}}}}}}}}})
+        "schema": schema}}}}}}}})
     # another value of the document's enum is data; a value outside it is drift
     assert compare(real, answer({"status": "ENCODING"}), operation="GET /things", hints=document) == []
     assert texts(real, answer({"status": "FAILED"}), operation="GET /things", hints=document) == [
@@ -100,6 +102,18 @@ def test_declared_headers_are_compared_whatever_their_name() -> None:
     assert compare(answer({}, x_trace="1"), answer({})) == []
     assert texts(answer({}, x_trace="1"), answer({}), operation="GET /things", hints=document) == [
         "real sends header `x-trace`, fake does not"]
+
+
+def test_an_answer_keyed_by_the_id_the_request_named_is_keyed_by_data() -> None:
+    real = Observed("GET", "/platforms/atlasio", status=200, response_headers={"content-type": "application/json"},
+                    response_body=json.dumps({"providers": {"atlasio": {"endpoints": 3}}}).encode())
+    fake = Observed("GET", "/platforms/beacon", status=200, response_headers={"content-type": "application/json"},
+                    response_body=json.dumps({"providers": {"beacon": {"endpoints": 5}}}).encode())
+    assert compare(real, fake, operation="GET /platforms/{slug}") == []
+    fake.response_body = json.dumps({"providers": {"beacon": {"count": 5}}}).encode()
+    fake._parsed = False
+    assert texts(real, fake, operation="GET /platforms/{slug}") == [
+        "fake has `$.providers.{*}.count`, real lacks it", "real has `$.providers.{*}.endpoints`, fake lacks it"]
 
 
 def test_difference_keys_hold_no_values() -> None:
