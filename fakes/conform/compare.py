@@ -49,20 +49,24 @@ class Difference:
 
     @property
     def text(self) -> str:
+        return self.described()
+
+    def described(self, real: str = "real") -> str:
+        """The difference in words; ``real`` names the side compared with (``recorded`` in a replay)."""
         at = f"`{self.where}`"
         if self.kind == "status":
-            return f"real {self.real}, fake {self.fake}"
+            return f"{real} {self.real}, fake {self.fake}"
         if self.kind == "key-missing":
-            return f"real has {at}, fake lacks it"
+            return f"{real} has {at}, fake lacks it"
         if self.kind == "key-extra":
-            return f"fake has {at}, real lacks it"
+            return f"fake has {at}, {real} lacks it"
         if self.kind == "header-missing":
-            return f"real sends header `{self.where}`, fake does not"
+            return f"{real} sends header {at}, fake does not"
         if self.kind == "header-extra":
-            return f"fake sends header `{self.where}`, real does not"
+            return f"fake sends header {at}, {real} does not"
         if self.kind == "header-form":
-            return f"header `{self.where}`: real {self.real}, fake {self.fake}"
-        return f"{at}: real {self.real}, fake {self.fake}"
+            return f"header {at}: {real} {self.real}, fake {self.fake}"
+        return f"{at}: {real} {self.real}, fake {self.fake}"
 
     def key(self, operation: str) -> str:
         """Stable across runs (no values): what a baseline lists."""

@@ -60,7 +60,7 @@ class ReplayStep:
     def to_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "operation": self.operation, "target": self.target, "recorded": self.recorded,
                 "replayed": self.replayed, "note": self.note,
-                "differences": [d.to_dict() for d in self.differences]}
+                "differences": [{**d.to_dict(), "text": d.described("recorded")} for d in self.differences]}
 
 
 @dataclass
@@ -90,7 +90,7 @@ class ReplayReport:
             if step.differences or step.note:
                 note = f": {step.note}" if step.note else ""
                 lines.append(f"  #{step.seq} {step.target} [{step.operation}]{note}")
-                lines += [f"      {d.text}" for d in step.differences]
+                lines += [f"      {d.described('recorded')}" for d in step.differences]
         return "\n".join(lines)
 
 
