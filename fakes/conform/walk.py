@@ -28,6 +28,8 @@ from .sides import FakeSide, RealSide, Side
 #: string fields of a write's body that carry the run's tag
 TAGGED_FIELDS = re.compile(r"^(title|name|description|label|display_?name|comment|note|text)$", re.I)
 NEVER_DELIVERED = "https://example.invalid/contract-fakes-conform"
+#: further listed items a status difference on one item is tried on before it is reported
+CONFIRMATIONS = 2
 
 
 @dataclass
@@ -81,15 +83,16 @@ class Pool:
             for item in value[:5]:
                 self._collect(item, depth + 1)
 
-    def from_collection(self, collection: str, name: str) -> Any:
+    def from_collection(self, collection: str, name: str, choice: int = 0) -> Any:
+        """The ``choice``-th listed item's value for path parameter ``name`` (None: none)."""
         items = listed_items(self.by_path.get(collection.rstrip("/")))
         wanted = normalized(name)
         # its own name, "<name>Id", else the item's id: /filings/{filing}/ is a listed filing's id
         for key in (wanted, wanted + "id", "id"):
-            for item in items:
-                for field_name, value in item.items():
-                    if normalized(field_name) == key and isinstance(value, str | int) and not isinstance(value, bool):
-                        return value
+            values = [value for item in items for field_name, value in item.items()
+                      if normalized(field_name) == key and isinstance(value, str | int) and not isinstance(value, bool)]
+            if values:
+                return values[choice] if choice < len(values) else None
         return None
 
 
@@ -164,26 +167,46 @@ class Walk:
         if isinstance(paths, str):
             step.reason = paths
             return step
+        self._send(step, paths)
+        # Listed items differ between the two services (one's newest filing is still being
+        # processed, the other's is not): a status that differs on one item is confirmed on the
+        # next listed items before it is reported as the fake's.
+        for choice in range(1, CONFIRMATIONS + 1):
+            if step.real is None or step.fake is None or step.real.status == step.fake.status \
+                    or not operation.is_read or not operation.path_params:
+                break
+            other = self._paths(operation, choice)
+            if isinstance(other, str) or other == paths:
+                break
+            tried = WalkStep(operation)
+            self._send(tried, other)
+            if tried.real is not None and tried.fake is not None and tried.real.status == tried.fake.status:
+                step.real, step.fake = tried.real, tried.fake
+        return step
+
+    def _send(self, step: WalkStep, paths: dict[str, str]) -> None:
+        operation = step.operation
         for side, path in ((self.real, paths["real"]), (self.fake, paths["fake"])):
             request = self._request(operation, side, path)
             if isinstance(request, str):
                 step.reason = request
-                return step
+                return
             method, params, headers, body = request
             sent = side.send(method, path, params=params, headers=headers, json=body)
             if isinstance(sent, str):
                 step.reason = f"{side.name} side: {sent}"
-                return step
+                return
             setattr(step, side.name, sent)
             self._learn(operation, side, path, sent)
-        return step
 
-    def _paths(self, operation: Operation) -> dict[str, str] | str:
-        """Each side's concrete path, or why there is none."""
+    def _paths(self, operation: Operation, choice: int = 0) -> dict[str, str] | str:
+        """Each side's concrete path (the last parameter from the ``choice``-th listed item), or why
+        there is none."""
         values: dict[str, dict[str, Any]] = {"real": {}, "fake": {}}
         for name in operation.path_params:
             prefix = operation.template.split("{" + name + "}")[0]
-            found = {side: self._path_value(operation, side, self._fill(prefix, values[side]), name)
+            pick = choice if name == operation.path_params[-1] else 0
+            found = {side: self._path_value(operation, side, self._fill(prefix, values[side]), name, pick)
                      for side in ("real", "fake")}
             if found["real"] is None and found["fake"] is None:
                 if not operation.is_read:
@@ -203,13 +226,15 @@ class Walk:
     def _fill(template: str, values: dict[str, Any]) -> str:
         return re.sub(r"{([^}/]+)}", lambda m: str(values.get(m.group(1), m.group(0))), template)
 
-    def _path_value(self, operation: Operation, side: str, prefix: str, name: str) -> Any:
+    def _path_value(self, operation: Operation, side: str, prefix: str, name: str, choice: int = 0) -> Any:
         pool = self.pools[side]
         if not operation.is_read:
             return pool.created.get(prefix.rstrip("/"))
-        found = pool.created.get(prefix.rstrip("/"))
+        found = pool.created.get(prefix.rstrip("/")) if not choice else None
         if found is None:
-            found = pool.from_collection(prefix, name)
+            found = pool.from_collection(prefix, name, choice)
+        if choice:
+            return found
         if found is None:
             found = pool.by_name.get(normalized(name))
         if found is None and side == "real":

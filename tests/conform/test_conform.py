@@ -140,6 +140,25 @@ def test_a_baseline_fails_only_on_new_drift() -> None:
     assert suite is not None and suite.get("failures") == "1"
 
 
+def test_a_status_that_differs_on_one_listed_item_only_is_confirmed_on_the_next() -> None:
+    """The real service's newest filing may be still processing where the fake's is not: a status
+    differing on one listed item is tried on the next ones before it is called drift."""
+    first = create_fake("filings", **SMALL)
+    newest = first.client(headers=first.auth_headers()).get("/filings/").json()["results"][0]["id"]
+    one_item = Plant("GET", rf"/filings/{newest}/history/", error=(404, {"detail": "Not found."}))
+    with stand_in(one_item, **SMALL) as (fake, url):
+        report = run(fake, url, operations=["GET /filings/", "GET /filings/*/history/"], scenarios=[])
+    [history] = [r for r in report.operations if r.operation == "GET /filings/{filing_id}/history/"]
+    assert history.status == "same" and f"/filings/{newest}/" not in history.example
+    every_item = Plant("GET", r"/filings/\d+/history/", error=(404, {"detail": "Not found."}))
+    with stand_in(every_item, **SMALL) as (fake, url):
+        report = run(fake, url, operations=["GET /filings/", "GET /filings/*/history/"], scenarios=[])
+        tried = fake.journal_entries()  # the error plant answers before the fake: only the list reached it
+    [history] = [r for r in report.operations if r.operation == "GET /filings/{filing_id}/history/"]
+    assert [d.text for d in history.differences] == ["real 404, fake 200"]
+    assert report.calls == 4 and len(tried) == 1  # the list, then three items on each side
+
+
 def test_reads_only_by_default_and_never_more_calls_than_allowed() -> None:
     with stand_in(**SMALL) as (fake, url):
         report = run(fake, url, max_calls=7)
