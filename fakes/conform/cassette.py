@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from ..kernel.exchange import Redactor
 from .observed import Observed
 
@@ -80,8 +82,8 @@ def entry(observed: Observed, seq: int, redactor: Redactor | None, max_bytes: in
     }
 
 
-def _dumps(value: dict[str, Any]) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+def _dumps(value: dict[str, Any]) -> bytes:
+    return orjson.dumps(value) + b"\n"
 
 
 class CassetteWriter:
@@ -95,15 +97,15 @@ class CassetteWriter:
         self.max_body_bytes = max_body_bytes
         self.count = 0
         self._lock = threading.Lock()
-        self._file: IO[str] = self.path.open("w", encoding="utf-8")
+        self._file: IO[bytes] = self.path.open("wb")
         self._file.write(_dumps({"cassette": FORMAT, "service": service, "upstream": redactor.query(upstream),
-                                 "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}) + "\n")
+                                 "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}))
         self._file.flush()
 
     def write(self, observed: Observed) -> None:
         with self._lock:
             self.count += 1
-            self._file.write(_dumps(entry(observed, self.count, self.redactor, self.max_body_bytes)) + "\n")
+            self._file.write(_dumps(entry(observed, self.count, self.redactor, self.max_body_bytes)))
             self._file.flush()
 
     def close(self) -> None:
