@@ -143,3 +143,37 @@ def test_python_m_fakes_runs_conform_too() -> None:
     done = subprocess.run([sys.executable, "-m", "fakes", "conform", "--help"], capture_output=True, text=True,
                           env={**os.environ}, timeout=120)
     assert done.returncode == 0 and "--max-calls N" in done.stdout
+
+
+def documented_lines() -> list[tuple[str, str]]:
+    from tests.test_docs import PAGES, documented_commands
+
+    assert PAGES
+    return [(page, line) for page, line in documented_commands("fakes")
+            if line.split()[1] in ("conform", "record", "replay")]
+
+
+@pytest.mark.parametrize(("page", "line"), documented_lines())
+def test_documented_conform_record_and_replay_commands_parse(page: str, line: str) -> None:
+    """The kernel's parser hands these lines on whole: each parses with its own command's parser."""
+    import shlex
+
+    from fakes.conform.cli import conform_parser, record_parser, replay_parser
+
+    words = shlex.split(line)
+    parser = {"conform": conform_parser, "record": record_parser, "replay": replay_parser}[words[1]]()
+    try:
+        parser.parse_args(words[2:])
+    except SystemExit as exc:
+        pytest.fail(f"{page}: `{line}` does not parse (exit {exc.code})")
+
+
+def test_the_conformance_page_documents_every_flag() -> None:
+    from fakes.conform.cli import conform_parser, record_parser, replay_parser
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "conformance.md").read_text()
+    for parser in (conform_parser(), record_parser(), replay_parser()):
+        for action in parser._actions:
+            for flag in action.option_strings:
+                if flag.startswith("--") and flag != "--help":
+                    assert f"`{flag}" in page, f"docs/conformance.md does not document {parser.prog} {flag}"
