@@ -13,9 +13,10 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from .. import registry
+from ..kernel.cli import _Parser, _positive_int
 from ..kernel.http import ascii_int
 from ..kernel.server import CannotListen
 from ..kernel.settings import SettingsError
@@ -27,18 +28,6 @@ from .sides import Unreachable
 
 class UsageError(Exception):
     """One line for the user; exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
-
-
-def _count(text: str) -> int:
-    value = ascii_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def _seconds(text: str) -> float:
@@ -64,6 +53,13 @@ def _service(text: str) -> str:
     return text
 
 
+def _fake_options(parser: argparse.ArgumentParser, example: str) -> None:
+    """The fresh fake's seed and settings (conform's fake side, replay's fake)."""
+    parser.add_argument("--seed", type=ascii_int, default=0, help="the fake's seed (default 0)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
+                        help="a setting of the fake" + (f", {example}" if example else "") + " (repeatable)")
+
+
 def conform_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="fakes conform", description=(
         "Run the service's scenarios and a walk of its API document against the real service and a fresh fake, "
@@ -86,7 +82,7 @@ def conform_parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow-writes", action="store_true",
                         help="also send writes (POST, PUT, PATCH, DELETE): tagged, only on what the run created, "
                              "deleted afterwards (default: reads only)")
-    parser.add_argument("--max-calls", type=_count, default=DEFAULT_MAX_CALLS, metavar="N",
+    parser.add_argument("--max-calls", type=_positive_int, default=DEFAULT_MAX_CALLS, metavar="N",
                         help=f"at most N calls to the real service, clean-up included (default {DEFAULT_MAX_CALLS})")
     parser.add_argument("--max-wait", type=_seconds, default=DEFAULT_MAX_WAIT_S, metavar="SECONDS",
                         help="real time the scenarios may wait on the real service, in all (default "
@@ -96,9 +92,7 @@ def conform_parser() -> argparse.ArgumentParser:
                              "waits move its clock (POST /_fake/clock) instead of sleeping")
     parser.add_argument("--control-token", default=os.environ.get("FAKES_CONTROL_TOKEN") or None, metavar="TOKEN",
                         help="with --stand-in: the stand-in's control token (default: $FAKES_CONTROL_TOKEN)")
-    parser.add_argument("--seed", type=ascii_int, default=0, help="the fake's seed (default 0)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
-                        help="a setting of the fake, e.g. scale=small or environment=production (repeatable)")
+    _fake_options(parser, "e.g. scale=small or environment=production")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a value for the real side's walk where no earlier answer gives one, e.g. videoId=vi123")
     parser.add_argument("--header", action="append", default=[], metavar="NAME",
@@ -125,7 +119,7 @@ def record_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cassette", required=True, metavar="FILE", help="the cassette to write (replaced)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=_port, default=0, help="port to listen on (default 0: a free one, printed)")
-    parser.add_argument("--max-body-bytes", type=_count, default=DEFAULT_MAX_BODY_BYTES, metavar="N",
+    parser.add_argument("--max-body-bytes", type=_positive_int, default=DEFAULT_MAX_BODY_BYTES, metavar="N",
                         help=f"keep text bodies up to N bytes; longer or binary ones by hash and size "
                              f"(default {DEFAULT_MAX_BODY_BYTES})")
     parser.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
@@ -138,9 +132,7 @@ def replay_parser() -> argparse.ArgumentParser:
         "Play a cassette's requests in order against a fresh fake (its clock moved by the recorded gaps) and "
         "report where the fake's answers differ from the recorded ones."))
     parser.add_argument("cassette", help="a cassette written by `fakes record`")
-    parser.add_argument("--seed", type=ascii_int, default=0, help="the fake's seed (default 0)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
-                        help="a setting of the fake (repeatable)")
+    _fake_options(parser, "")
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON to FILE ('-': standard output)")
     parser.add_argument("--pytest", metavar="FILE",
                         help="write a pytest module to FILE that replays the cassette and fails on any difference, "
