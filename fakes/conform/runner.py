@@ -18,15 +18,18 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from .. import registry
 from ..kernel.clock import Clock
+from ..kernel.exchange import Redactor
 from .compare import Difference, compare
 from .document import Document
 from .flows import FlowResult, run_both, service_scenarios
 from .observed import Observed
+from .redact import service_redactor
 from .report import ConformReport, OperationResult
 from .sides import Budget, FakeSide, RealSide, Unreachable
 from .walk import Walk, WalkStep
@@ -79,7 +82,7 @@ def conform(options: ConformOptions) -> ConformReport:
     fake_side = FakeSide(fake)
     note = options.progress or (lambda line: None)
     report = ConformReport(
-        options.service, options.real_url, document.source, max_calls=options.max_calls,
+        options.service, shown_url(options.real_url), shown_url(document.source), max_calls=options.max_calls,
         writes_allowed=options.allow_writes, run_id=run_id,
         started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         fake={"seed": options.seed, "settings": options.settings}, secrets=list(options.credentials.values()))
@@ -109,10 +112,19 @@ def conform(options: ConformOptions) -> ConformReport:
     if not real.exchanges and real.transport_errors:
         raise Unreachable(f"cannot reach --real-url {options.real_url}: {real.transport_errors[0]}")
     report.scenarios = flows
-    report.operations = assemble(document, selected, steps, flows, real, fake_side, options.headers)
+    report.operations = assemble(document, selected, steps, flows, real, fake_side, options.headers,
+                                 service_redactor(options.service))
     report.calls = budget.calls
     report.duration_s = time.perf_counter() - started
     return report
+
+
+def shown_url(url: str) -> str:
+    """A URL as a report shows it: a user name and password in it redacted."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="[redacted]@" + parts.netloc.rpartition("@")[2]))
 
 
 def _step_line(step: WalkStep) -> str:
@@ -122,7 +134,8 @@ def _step_line(step: WalkStep) -> str:
 
 
 def assemble(document: Document, selected: list[Any], steps: list[WalkStep], flows: list[FlowResult],
-             real: RealSide, fake: FakeSide, extra_headers: list[str]) -> list[OperationResult]:
+             real: RealSide, fake: FakeSide, extra_headers: list[str],
+             redactor: Redactor | None = None) -> list[OperationResult]:
     """One result per operation: the walk's selection and every operation a scenario reached."""
     pairs: dict[str, list[tuple[Observed, Observed]]] = defaultdict(list)
     reasons: dict[str, list[str]] = defaultdict(list)
@@ -156,8 +169,8 @@ def assemble(document: Document, selected: list[Any], steps: list[WalkStep], flo
             else:
                 reasons[key].append(f"{flow.name}: the real side did not reach it ({flow.real}"
                                     + (f": {flow.real_message}" if flow.real_message else "") + ")")
-    return [_result(key, pairs.get(key, []), reasons.get(key, []), sources.get(key, []), document, extra_headers)
-            for key in order]
+    return [_result(key, pairs.get(key, []), reasons.get(key, []), sources.get(key, []), document, extra_headers,
+                    redactor) for key in order]
 
 
 _WORD = re.compile(r"-?[A-Za-z][A-Za-z_.\-]*")
@@ -171,8 +184,14 @@ def situation(query: str) -> str:
     return "&".join(f"{name}={value}" for name, value in words)
 
 
+def _shown(exchange: Observed, redactor: Redactor | None) -> str:
+    """What was sent, its query's credentials redacted (the journal's rule)."""
+    query = redactor.query(exchange.query) if redactor is not None else exchange.query
+    return f"{exchange.method} {exchange.path}" + (f"?{query}" if query else "")
+
+
 def _result(key: str, pairs: list[tuple[Observed, Observed]], reasons: list[str], sources: list[str],
-            document: Document, extra_headers: list[str]) -> OperationResult:
+            document: Document, extra_headers: list[str], redactor: Redactor | None) -> OperationResult:
     result = OperationResult(key, "not run", sources=list(dict.fromkeys(sources)))
     found: dict[str, Difference] = {}
     refused: list[str] = []
@@ -182,7 +201,7 @@ def _result(key: str, pairs: list[tuple[Observed, Observed]], reasons: list[str]
             continue
         result.compared += 1
         if not result.example:
-            result.example = f"{real_side.target} (real) | {fake_side.target} (fake)"
+            result.example = f"{_shown(real_side, redactor)} (real) | {_shown(fake_side, redactor)} (fake)"
         for difference in compare(real_side, fake_side, operation=key, hints=document, extra_headers=extra_headers):
             found.setdefault(difference.key(key), difference)
     if result.compared:

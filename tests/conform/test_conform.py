@@ -13,7 +13,10 @@ import pytest
 
 from fakes import create_fake
 from fakes.conform import ConformOptions, conform
+from fakes.conform.observed import Observed
+from fakes.conform.redact import service_redactor
 from fakes.conform.report import ConformReport
+from fakes.conform.runner import _shown, shown_url
 from fakes.conform.sides import Unreachable
 from fakes.kernel.fake import Fake
 from fakes.kernel.server import ServerThread
@@ -123,6 +126,13 @@ def test_secrets_are_scrubbed_wherever_they_hide() -> None:
     report.operations[0].status, report.operations[0].reason = "not run", f"an answer that echoed {secret}"
     for text in (report.to_json(), report.to_junit(), report.to_markdown(), report.render()):
         assert secret not in text and "[redacted]" in text
+
+
+def test_credentials_in_a_query_or_the_url_are_redacted_in_what_the_report_shows() -> None:
+    assert shown_url("https://user:pa55word@api.example/v1") == "https://[redacted]@api.example/v1"
+    assert shown_url("https://api.example/v1") == "https://api.example/v1"
+    sent = Observed("GET", "/countries/", "api_key=in-a-query-0123&page=2")
+    assert _shown(sent, service_redactor("filings")) == "GET /countries/?api_key=[redacted]&page=2"
 
 
 def test_a_baseline_fails_only_on_new_drift() -> None:
