@@ -102,13 +102,15 @@ def conform(options: ConformOptions) -> ConformReport:
                         walker.note_created(side, exchange.path, exchange.json())
                     elif exchange.method == "DELETE" and exchange.status < 300:
                         side.note_deleted(exchange.path)
-        for path, outcome in real.cleanup(document):
-            report.cleanup.append({"path": path, "result": outcome if isinstance(outcome, str)
-                                   else f"DELETE -> {outcome.status}"})
-        fake_side.cleanup(document)
     finally:
-        real.close()
-        fake_side.close()
+        # also when the run stops half-way (Ctrl-C, an error): what it created does not stay behind
+        try:
+            for path, outcome in real.cleanup(document):
+                report.cleanup.append({"path": path, "result": outcome if isinstance(outcome, str)
+                                       else f"DELETE -> {outcome.status}"})
+        finally:
+            real.close()
+            fake_side.close()
     if not real.exchanges and real.transport_errors:
         raise Unreachable(f"cannot reach --real-url {options.real_url}: {real.transport_errors[0]}")
     report.scenarios = flows

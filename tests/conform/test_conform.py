@@ -192,6 +192,20 @@ def test_writes_are_tagged_and_cleaned_up() -> None:
     assert left["count"] == 0
 
 
+def test_a_run_stopped_half_way_still_cleans_up() -> None:
+    def stop_after_the_write(line: str) -> None:
+        if line.startswith("walk POST /webhooks/:"):
+            raise KeyboardInterrupt
+
+    with stand_in(**SMALL) as (fake, url):
+        with pytest.raises(KeyboardInterrupt):
+            run(fake, url, allow_writes=True, operations=["POST /webhooks/", "GET /webhooks/*"], scenarios=[],
+                progress=stop_after_the_write)
+        methods = [e["method"] for e in fake.journal_entries() if not e["path"].startswith("/_fake")]
+        left = fake.client(headers=fake.auth_headers()).get("/webhooks/").json()
+    assert methods == ["GET", "POST", "DELETE"] and left["count"] == 0
+
+
 def test_a_write_keeps_a_call_for_its_clean_up() -> None:
     """The budget never runs out between creating a resource and deleting it."""
     with stand_in(**SMALL) as (fake, url):
