@@ -169,6 +169,28 @@ def test_a_status_that_differs_on_one_listed_item_only_is_confirmed_on_the_next(
     assert report.calls == 4 and len(tried) == 1  # the list, then three items on each side
 
 
+def test_the_real_side_waits_only_where_a_scenario_does_and_within_max_wait() -> None:
+    """filings-incremental-sync waits an hour for new filings: the fake's clock moves at once; the
+    real side would sleep, and past --max-wait the scenario stops there."""
+    slept: list[float] = []
+    with stand_in(**SMALL) as (fake, url):
+        report = conform(ConformOptions("filings", url, credentials={"api_key": key_of(fake)}, settings=SMALL,
+                                        walk=False, scenarios=["filings-incremental-sync"], max_wait=60,
+                                        real_sleep=slept.append))
+        waited = conform(ConformOptions("filings", url, credentials={"api_key": key_of(fake)}, settings=SMALL,
+                                        walk=False, scenarios=["filings-incremental-sync"], max_wait=3_600,
+                                        real_sleep=lambda s: (slept.append(s), fake.advance(s))))
+    [flow] = report.scenarios
+    assert (flow.real, flow.fake) == ("stopped", "passed")
+    assert "the flow waits 3600 s here on the real service; --max-wait 60 leaves 60 s" in flow.real_message
+    results = {r.operation: r for r in report.operations}
+    assert results["GET /filings/"].status == "same"
+    assert results["GET /filings/{filing_id}/markdown/"].reason.startswith(
+        "filings-incremental-sync: the real side did not reach it (stopped: the flow waits 3600 s")
+    assert slept == [3_600] and [(f.real, f.fake) for f in waited.scenarios] == [("passed", "passed")]
+    assert waited.count("differs") == 0 and waited.count("same") == 2
+
+
 def test_reads_only_by_default_and_never_more_calls_than_allowed() -> None:
     with stand_in(**SMALL) as (fake, url):
         report = run(fake, url, max_calls=7)
