@@ -1,4 +1,5 @@
-"""The `fakes` command: serve, list, openapi; scenarios and bench (the package fakes.scenarios).
+"""The `fakes` command: serve, list, openapi; scenarios and bench (the package fakes.scenarios);
+conform, record and replay (the package fakes.conform).
 
 Every `serve` flag can also come from an environment variable, ``FAKES_`` and the flag's name
 (``--journal-size``: FAKES_JOURNAL_SIZE; ``--prefix``: FAKES_PREFIXES, ``svc=/path,svc2=/p``;
@@ -175,11 +176,16 @@ def package_version() -> str:
         return "(not installed: a checkout)"
 
 
-#: subcommands handed whole to the scenarios package (docs/testing.md, docs/benchmark.md)
+#: subcommands handed whole to the scenarios package (docs/testing.md, docs/benchmark.md) and to
+#: fakes.conform (docs/conformance.md; imported by name: the kernel knows nothing of it)
 DELEGATED = {
     "scenarios": "list or run the scenario scripts against a fake or the real service",
     "bench": "benchmark the fakes (HTTP, in process, start-up, scale, worlds, operations)",
+    "conform": "compare a fake with the real service: scenarios and the API document on both, a drift report",
+    "record": "serve a recording proxy to the real service; writes a cassette of the session",
+    "replay": "replay a cassette against a fresh fake and report where its answers differ",
 }
+CONFORM_COMMANDS = ("conform", "record", "replay")
 
 
 def _int(text: str) -> int:
@@ -278,7 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_delegated(command: str, argv: Sequence[str]) -> int:
-    """`fakes scenarios ...` / `fakes bench ...`: the scenarios package's own command line."""
+    """`fakes scenarios ...` / `fakes bench ...`: the scenarios package's own command line;
+    `fakes conform | record | replay ...`: fakes.conform's."""
+    if command in CONFORM_COMMANDS:
+        return int(importlib.import_module("fakes.conform.cli").main(command, list(argv)))
     package = scenarios_package()
     if command == "bench":
         return int(importlib.import_module(f"{package}.bench").main(list(argv), prog="fakes bench") or 0)
