@@ -54,7 +54,7 @@ PICK_TIMECODE = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,3})|:
                            r"|([0-9]{1,9})(\.[0-9]{1,3})?")
 #: frames a second assumed for hh:mm:ss:frameNumber when the source's frame rate is unknown
 DEFAULT_FRAME_RATE = 25
-OUT_OF_RANGE = "00:00:00.00"  # the reference: "If selection is out of range, "00:00:00.00" will be chosen."
+OUT_OF_RANGE = "00:00:00.00"  # what the reference picks for a selection out of range
 
 
 def check_timecode(value: Any) -> re.Match[str]:
