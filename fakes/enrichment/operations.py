@@ -44,6 +44,8 @@ class Operation:
     media_type: str = "application/json"
     tag: str = "data"
     path_params: tuple[str, ...] = field(default=())
+    #: answered as a stream (chunked, no Content-Length), as the real service answers it
+    streamed: bool = False
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -81,7 +83,8 @@ OPERATIONS: tuple[Operation, ...] = (
               ("/api/v1/company/employee-count",), cost="2 credits", params=(WEBSITE, CACHE),
               tool="get_employee_count"),
     Operation("company_funding", "Funding rounds and investors", "/v1/company/funding", ("/api/v1/company/funding",),
-              cost="2 credits + 1 per unique investor in the answer", params=(WEBSITE, CACHE), timeout_s=300),
+              cost="2 credits + 1 per unique investor in the answer", params=(WEBSITE, CACHE), timeout_s=300,
+              streamed=True),
     Operation("company_updates", "Recent blog posts, short posts and video uploads", "/v1/company/updates",
               ("/api/v1/company/updates",), cost="2 credits", params=(WEBSITE, CACHE)),
     Operation("company_website", "Canonical website from a company name", "/v1/company/website",
@@ -121,7 +124,7 @@ OPERATIONS: tuple[Operation, ...] = (
                       Param("_force_refresh", "Same as force_refresh (the official client's name)", kind="boolean"))),
     Operation("similar_people", "Peers of a person at competitor firms", "/v1/employee/similar",
               ("/api/v1/employee/similar",), cost="10 credits + 5 per attempted (company, role) search",
-              params=(*PERSON_INPUTS, CACHE), timeout_s=300),
+              params=(*PERSON_INPUTS, CACHE), timeout_s=300, streamed=True),
     Operation("employee_search", "People of a company in a role", "/v1/employee/search", ("/api/v1/employee/search",),
               cost="2 credits + 1 per employee",
               params=(Param("company_website", "The company's website", required=True),

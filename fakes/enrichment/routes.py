@@ -184,7 +184,8 @@ async def serve(fake: ServedFake, request: Request, op: Operation, real: bool, r
     finally:
         for rule, detail in flags:
             flag(request, rule, detail)
-    return render(answer, call)
+    response = render(answer, call)
+    return StreamedResponse(response) if op.streamed else response
 
 
 class RawResponse(Response):
@@ -202,7 +203,30 @@ class RawResponse(Response):
         self.raw_headers = raw
 
 
-def render(answer: Answer, call: Call) -> Response:
+class StreamedResponse(Response):
+    """A rendered answer sent as a stream: its headers (the cost header among them, worked out by the
+    model before anything is sent) without a ``Content-Length``, then the body in chunks (a server
+    sends it chunked), as the real service streams funding and similar people."""
+
+    def __init__(self, rendered: RawResponse) -> None:
+        self.status_code = rendered.status_code
+        self.body = bytes(rendered.body)
+        self.background = None
+        self.raw_headers = [pair for pair in rendered.raw_headers if pair[0] != b"content-length"]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        body = self.body
+        for start in range(0, len(body), STREAM_CHUNK):
+            await send({"type": "http.response.body", "body": body[start:start + STREAM_CHUNK], "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+#: bytes per message of a streamed answer
+STREAM_CHUNK = 1024
+
+
+def render(answer: Answer, call: Call) -> RawResponse:
     body = answer.body
     if isinstance(body, str):
         body = body.encode()

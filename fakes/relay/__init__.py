@@ -224,6 +224,26 @@ class RelayFake(Fake):
         self.model.register_upstream(provider, FakeUpstream(fake_name, self.model.world_of), {"fake": fake_name})
         return {"provider": provider, "upstream": "fake", "fake": fake_name}
 
+    def upstream_requests(self, provider: str | None = None) -> dict[str, Any]:
+        """What the upstreams were sent, per provider (newest last): ``{"recording_simulated",
+        "upstreams": {provider: [{call_id, at_ms, method, host, path, query, headers, body,
+        body_base64, body_bytes, body_truncated, credential}]}}``. Registered upstreams are always
+        logged; simulated providers while :meth:`record_simulated_upstreams` is on."""
+        if provider is not None:
+            self.model.known_provider(provider)
+        return self.model.upstream_log.view(provider)
+
+    def clear_upstream_requests(self, provider: str | None = None) -> dict[str, Any]:
+        if provider is not None:
+            self.model.known_provider(provider)
+        self.model.upstream_log.clear(provider)
+        return self.model.upstream_log.view(provider)
+
+    def record_simulated_upstreams(self, on: bool = True) -> dict[str, Any]:
+        """Log the simulated providers' requests too (the setting ``record_upstream_requests``)."""
+        self.model.record_simulated_upstreams(on)
+        return {"recording_simulated": on}
+
     def set_saturation(self, **changes: Any) -> dict[str, Any]:
         """``saturated`` (the switch), ``max_in_flight``, ``max_per_second``, ``retry_after_s``."""
         self.model.saturation.update(changes)

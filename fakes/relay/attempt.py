@@ -25,11 +25,13 @@ from .errors import Refusal
 from .plans import PlannedCalls
 from .resolve import Target, own_tool_for
 from .teams import OWN_TOOL, RELAY_KEY, RESOLVE, SECRET, Membership, Team
+from .upstreamlog import UpstreamLog
 from .upstreams import NOT_PARSED, SimulatedResponse, UpstreamRequest, UpstreamResponse, UpstreamTimeout, call_handler
 
 if TYPE_CHECKING:
     from .accounts.identity import Accounts
 
+ASYNC_KINDS = ("async", "async_poll")
 _HOP_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection", "authorization"})
 _RESPONSE_DROP = frozenset({"content-length", "transfer-encoding", "connection"})
 
@@ -58,6 +60,7 @@ class Attempts(PlannedCalls):
 
     tasks: dict[str, asyncjobs.Task]
     accounts: Accounts
+    upstream_log: UpstreamLog
 
     def ladder(self, member: Membership, target: Target) -> tuple[str, str | None, Any]:
         """(credential kind, key injected, the team's tool or None): rung 1, 2, then the relay's key."""
@@ -111,7 +114,10 @@ class Attempts(PlannedCalls):
                 raise Refusal(402, self._insufficient(team, label, provider, estimated))
         kind = entry["kind"] if entry is not None else ""
         registered = provider is not None and provider in self.upstreams
-        at_once = not registered and not (self.settings.upstream_latency_ms and self.clock.mode != "manual")
+        # a simulated provider whose requests are being logged is sent a request like a registered one
+        logged = self.upstream_log.simulated and provider is not None and kind not in ASYNC_KINDS
+        at_once = not registered and not logged and not (self.settings.upstream_latency_ms
+                                                         and self.clock.mode != "manual")
         reason = self.saturation.admit_instant(now) if at_once else self.saturation.admit(now)
         if reason is not None:
             retry = self.saturation.retry_after_s
@@ -120,8 +126,8 @@ class Attempts(PlannedCalls):
         if not at_once:
             return await self._awaited(call_id, team, request, target, credential, key, tool, price, estimated,
                                        now, label)
-        if provider is None or kind in ("async", "async_poll"):
-            return self._special(call_id, team, request, target, credential, tool, estimated, now)
+        if provider is None or kind in ASYNC_KINDS:
+            return self._special(call_id, team, request, target, credential, key, tool, estimated, now)
         try:
             status, headers, body, parsed, miss = self.simulated.respond(
                 entry, provider, target.method, target.path, request.params, credential, now,
@@ -144,12 +150,18 @@ class Attempts(PlannedCalls):
                 accounts_billing.after_charge(self.accounts, team)  # api.py:10717 maybe_schedule_autotopup
         return Attempt(status, headers, body, parsed, miss, cost, credential, provider, entry)
 
-    def _special(self, call_id: str, team: Team, request: CallInput, target: Target, credential: str, tool: Any,
-                 estimated: int, now: int) -> Attempt:
+    def _special(self, call_id: str, team: Team, request: CallInput, target: Target, credential: str,
+                 key: str | None, tool: Any, estimated: int, now: int) -> Attempt:
         """An asynchronous entry's submission or poll, or a team tool on a host no provider owns
         (an echo, as the demo tool's upstream answers: never the network)."""
         entry = target.entry
         task = None
+        if entry is not None and self.upstream_log.simulated:
+            assert target.provider is not None
+            self.upstream_log.add(target.provider, call_id, now, UpstreamRequest(
+                target.method, (self.provider(target.provider) or {}).get("host", ""), target.path, request.query,
+                request.params, self._upstream_headers(request, credential, key, tool, target.provider, team),
+                request.body, credential))
         if entry is not None and entry["kind"] == "async":
             status, parsed, made = asyncjobs.submission(self, team, call_id, entry, request.params, credential,
                                                         estimated if credential == RELAY_KEY else 0, now)
@@ -175,13 +187,16 @@ class Attempts(PlannedCalls):
         known = self.provider(provider) if provider else None
         extra = urlencode(bound(team, tool, "query")) if tool is not None else ""
         query = "&".join(q for q in (target.query_extra, request.query, extra) if q)
-        registered = provider is not None and provider in self.upstreams
+        logged = provider is not None and (provider in self.upstreams or self.upstream_log.simulated)
         upstream_request = UpstreamRequest(
             method=target.method, host=known["host"] if known is not None else (provider or ""), path=target.path,
             query=query, params=request.params,
-            headers=self._upstream_headers(request, credential, key, tool, provider or "", team) if registered
+            headers=self._upstream_headers(request, credential, key, tool, provider or "", team) if logged
             else [],
             body=request.body, credential=credential)
+        if logged:
+            assert provider is not None
+            self.upstream_log.add(provider, call_id, now, upstream_request)
         try:
             response = await self._upstream(provider or "", target.entry, upstream_request, now,
                                             team.upstream_rate_limited)

@@ -25,7 +25,8 @@ Schema = dict[str, Any]
 #: the largest amount of micro-USD a body may name (a balance stays far inside 64 bits)
 MAX_MICRO = 10**12
 #: entry kinds: the simulated upstream's answer shapes
-KINDS = ["email", "verify", "person", "match", "company", "people", "lookalikes", "jobs", "list", "write", "generic"]
+KINDS = ["email", "verify", "person", "match", "company", "people", "lookalikes", "jobs", "list", "write", "generic",
+         "async", "async_poll"]
 
 # \Z, not $: Python's $ also matches before a final newline
 _SLUG = r"^[a-z0-9-]*[a-z][a-z0-9-]*\Z"
@@ -70,9 +71,10 @@ UPSTREAM = {**strict({"provider": text(), "responses": {"type": "array", "minIte
 LOGIN_APPROVE = strict({"email": {"type": "string", "minLength": 3, "maxLength": 320, "pattern": r"^[^@]+@[^@]+\Z"},
                         "org": text(200)}, ["email"])
 CONSENT = strict({"grant": {"type": "boolean"}}, [])
+RECORDING = strict({"simulated": {"type": "boolean"}})
 PROVIDER = strict({"provider": {"type": "string", "maxLength": 64, "pattern": _SLUG},
                    "host": {"type": "string", "maxLength": 253, "pattern": r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?\Z"},
-                   "display_name": text(200)}, ["provider"])
+                   "display_name": text(200), "trial_allowance": integer(1, 10**6)}, ["provider"])
 PARAM = strict({"type": {"type": "string", "enum": ["string", "integer", "number", "boolean"]},
                 "required": {"type": "boolean"}, "note": {"type": "string", "maxLength": 500},
                 "example": {"anyOf": [{"type": "string", "maxLength": 500}, integer(-(2**53), 2**53),
@@ -85,7 +87,10 @@ ENTRY = strict({"id": {"type": "string", "maxLength": 200, "pattern": _ENTRY_ID}
                 "path": {"type": "string", "maxLength": 2000, "pattern": r"^/"},
                 "params": {"type": "object", "maxProperties": 50, "additionalProperties": PARAM},
                 "cost": COST, "summary": text(), "capability": text(200),
-                "kind": {"type": "string", "enum": KINDS}, "curated": {"type": "boolean"}}, ["id", "path"])
+                "kind": {"type": "string", "enum": KINDS}, "curated": {"type": "boolean"},
+                "poll": {"type": "string", "maxLength": 200, "pattern": _ENTRY_ID}, "interval": integer(1, 3600),
+                "status": {"type": "string", "enum": ["retired", "broken"]}, "status_note": text(),
+                "superseded_by": {"type": "string", "maxLength": 200, "pattern": _ENTRY_ID}}, ["id", "path"])
 
 
 def check(body: Any, schema: Schema) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from starlette.requests import cookie_parser
+
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import dumps
 from fakes.kernel.verdicts import ClientRule
@@ -98,13 +100,23 @@ class CallPipeline(Attempts):
         member = self.by_token.get(token) if token else None
         if member is not None:
             return member
-        if token and "." in token:  # an identity token: the team comes from the org header or its own claim
+        cookie = None if token else self._session_cookie(request)
+        if (token and "." in token) or cookie:
+            # an identity token or a browser session (treg ``require_member``): the team comes from the org
+            # header (or the token's own claim); 400 without one, 403 for a team not one's own
             try:
-                return self.accounts.require_member(token, None, request.header(self.h.org.lower()), calling=True)
+                return self.accounts.require_member(token, cookie, request.header(self.h.org.lower()), calling=True)
             except ServiceError as exc:
                 raise Refusal(exc.status, {"detail": exc.message, "error": exc.code or "unauthorized"}) from None
         raise Refusal(401, {"detail": f"missing or unknown {self.h.token}: sign in and send the team's token in "
                                       f"{self.h.token}", "error": "unauthorized"})
+
+    def _session_cookie(self, request: CallInput) -> str | None:
+        """The browser session's cookie (``<relay>_session``), read only when no token came."""
+        raw = request.header("cookie")
+        if not raw:
+            return None
+        return cookie_parser(raw).get(f"{self.settings.relay_name}_session") or None
 
     def _refusal_output(self, call_id: str, refusal: Refusal, flags: list[tuple[ClientRule, str]]) -> CallOutput:
         headers = [("content-type", "application/json"), (self.h.call_id, call_id), (self.h.error, "1"),
@@ -174,8 +186,16 @@ class CallPipeline(Attempts):
         if result.credential == RELAY_KEY:
             headers.append((h.cost, str(cost)))
         if result.task is not None:
-            headers += [(h.reserved, str(result.reserved)), (h.async_task, dumps(result.task).decode())]
+            headers += self._async_headers(result)
         return CallOutput(status, headers, result.body, flags, True)
+
+    def _async_headers(self, result: Attempt) -> list[tuple[str, str]]:
+        """An asynchronous submission's hold and treg's static descriptor of how to follow it (what
+        ``treg call --await`` reads from ``X-Treg-Async``; package ``routers/call.py``
+        ``_attach_async_descriptor``)."""
+        assert result.entry is not None
+        descriptor = result.entry.get("async") or {}
+        return [(self.h.reserved, str(result.reserved)), (self.h.async_task, dumps(descriptor).decode())]
 
     def _finish_routed(self, call_id: str, member: Membership, request: CallInput, entry: Any, result: Attempt,
                        wrapped: dict[str, Any], spent: int, tags: dict[str, str],
@@ -193,7 +213,7 @@ class CallPipeline(Attempts):
         if any(t["outcome"] != "skipped" for t in meta["tried"]) and (result.credential == RELAY_KEY or spent):
             headers.append((h.cost, str(spent)))
         if result.task is not None:
-            headers += [(h.reserved, str(result.reserved)), (h.async_task, dumps(result.task).decode())]
+            headers += self._async_headers(result)
         return CallOutput(status, headers, dumps(wrapped), flags, True)
 
     def _record(self, call_id: str, member: Membership, request: CallInput, result: Attempt, cost: int,

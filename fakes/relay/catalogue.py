@@ -117,8 +117,18 @@ CURATED_ENTRIES: list[tuple[str, str, str, str, str, dict[str, Any], dict[str, A
 ]
 #: entry id -> what else it carries: a retired entry's status and successor, an asynchronous
 #: submission's poll entry
+def async_descriptor(poll_id: str, interval_s: int = 10) -> dict[str, Any]:
+    """treg's static ``async`` block of an asynchronous entry (its catalogue's ``async:``), for the
+    simulated answers of :mod:`fakes.relay.asyncjobs`: where the submission's task id is, the poll
+    entry and the parameter naming the task, the status words, where the result is. ``treg call
+    --await`` follows it (it comes in ``X-Treg-Async``), and the entry's catalogue page shows it."""
+    return {"id_from": "task_id", "poll": {"endpoint": poll_id, "param": {"in": "queryParams", "name": "task_id"}},
+            "status": {"path": "status", "progress": ["pending"], "success": ["complete"], "failure": ["failed"]},
+            "result": {"path": "result"}, "interval": interval_s}
+
+
 ENTRY_EXTRAS: dict[str, dict[str, Any]] = {
-    "firmdata.reports.create": {"poll": "firmdata.reports.get"},
+    "firmdata.reports.create": {"poll": "firmdata.reports.get", "async": async_descriptor("firmdata.reports.get")},
     "firmdata.companies.legacy.enrich": {"status": "retired", "superseded_by": "firmdata.companies.enrich",
                                          "status_note": "the provider turned the first version off."},
 }
@@ -157,14 +167,17 @@ class Catalogue:
             self.by_route[(entry["provider"], entry["method"], entry["path"])] = entry["id"]
 
     def listing(self) -> list[Entry]:
+        """What an empty search lists: every entry without a status (treg's discovery surfaces show
+        no retired or broken entry; only a direct id finds one)."""
         if self._listing is None:
-            self._listing = sorted(self.entries.values(), key=lambda e: (0 if e["curated"] else 1, e["id"]))
+            self._listing = sorted((e for e in self.entries.values() if not e.get("status")),
+                                   key=lambda e: (0 if e["curated"] else 1, e["id"]))
         return self._listing
 
     def matches(self, words: list[str]) -> dict[str, tuple[int, Entry]]:
         """entry id -> (how many of ``words`` its haystack holds, the entry), for those holding one."""
         if self._index is None:
-            ordered = list(self.entries.values())
+            ordered = [e for e in self.entries.values() if not e.get("status")]  # as listing(): none marked
             texts = [haystack(entry) for entry in ordered]
             starts = list(itertools.accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
             self._index = ("\n".join(texts), starts, ordered)
@@ -222,9 +235,15 @@ def build(seed: int, providers: int, endpoints: int, relay_name: str, rate_limit
     for capability, summary in ROUTED.items():
         candidates = sorted(e["id"] for e in cat.entries.values() if e["capability"] == capability and e["curated"])
         first = cat.entries[candidates[0]]
-        routed = _entry(f"{relay_name}.{capability}", first["method"], first["path"], capability, first["kind"],
-                        first["input"]["queryParams"], None, summary, "routed", "", True)
-        routed.update(provider=relay_name, candidates=candidates, host=None,
+        identity = first["input"]["queryParams"]
+        # treg's generated routed row (domain/catalog/routing/synthetic.py): POST with the identity as a
+        # JSON object body; the fake reads the same fields from the query too
+        routed = _entry(f"{relay_name}.{capability}", "POST", f"/{capability}", capability, first["kind"],
+                        identity, None, summary, "routed", "", True)
+        routed.update(provider=relay_name, candidates=candidates, host=None, scope="read",
+                      input={"bodyType": "json", "body": identity, "queryParams": identity,
+                             "note": "send the identity as a JSON object body; the same fields are read from the "
+                                     "query too"},
                       cost=min((cat.entries[c]["cost"] for c in candidates if cat.entries[c]["cost"]),
                                key=lambda c: c["value"]))
         cat.entries[routed["id"]] = routed
@@ -279,7 +298,12 @@ def public_view(entry: Entry) -> dict[str, Any]:
 
 
 def call_template(entry: Entry, prefix: str) -> str:
-    required = "&".join(f"{name}=<{name}>" for name, spec in entry["input"]["queryParams"].items() if spec["required"])
+    wanted = [name for name, spec in entry["input"]["queryParams"].items() if spec["required"]]
+    if entry["input"].get("bodyType") == "json":  # a routed id: the identity goes in a JSON body
+        fields = ", ".join(f'"{name}": "<{name}>"' for name in wanted)
+        return (f"{entry['method']} /call/{entry['id']}  with header {prefix}-Token: <token> and the JSON body "
+                f"{{{fields}}}")
+    required = "&".join(f"{name}=<{name}>" for name in wanted)
     query = f"?{required}" if required else ""
     return f"{entry['method']} /call/{entry['id']}{query}  with header {prefix}-Token: <token>"
 

@@ -42,6 +42,12 @@ class ControlledRelay(Protocol):
 
     def set_saturation(self, **changes: Any) -> dict[str, Any]: ...
 
+    def upstream_requests(self, provider: str | None = None) -> dict[str, Any]: ...
+
+    def clear_upstream_requests(self, provider: str | None = None) -> dict[str, Any]: ...
+
+    def record_simulated_upstreams(self, on: bool = True) -> dict[str, Any]: ...
+
     def add_provider(self, **fields: Any) -> dict[str, Any]: ...
 
     def add_entry(self, **fields: Any) -> dict[str, Any]: ...
@@ -107,6 +113,23 @@ async def upstreams(request: Request) -> Response:
     return json_response(fake.register_canned_upstream(body["provider"], body["responses"]), 201)
 
 
+async def upstream_requests(request: Request) -> Response:
+    """What the upstreams were sent: all of them, or one provider's (``/upstreams/{provider}/requests``)."""
+    fake = _fake(request)
+    provider = request.path_params.get("provider")
+    if request.method == "DELETE":
+        return json_response(fake.clear_upstream_requests(provider))
+    return json_response(fake.upstream_requests(provider))
+
+
+async def recording(request: Request) -> Response:
+    fake = _fake(request)
+    if request.method == "GET":
+        return json_response({"recording_simulated": fake.model.upstream_log.simulated})
+    body = await _body(request, bodies.RECORDING)
+    return json_response(fake.record_simulated_upstreams(body["simulated"]))
+
+
 async def saturation(request: Request) -> Response:
     fake = _fake(request)
     if request.method == "GET":
@@ -166,6 +189,9 @@ def routes() -> list[BaseRoute]:
         Route("/teams/{team_id}/secrets", secrets, methods=["POST"]),
         Route("/teams/{team_id}/topup", topup, methods=["POST"]),
         Route("/upstreams", upstreams, methods=["POST"]),
+        Route("/upstreams/requests", upstream_requests, methods=["GET", "DELETE"]),
+        Route("/upstreams/recording", recording, methods=["GET", "PUT"]),
+        Route("/upstreams/{provider}/requests", upstream_requests, methods=["GET", "DELETE"]),
         Route("/saturation", saturation, methods=["GET", "PUT"]),
         Route("/providers", providers, methods=["POST"]),
         Route("/catalog/entries", entries, methods=["POST"]),

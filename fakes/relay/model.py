@@ -23,6 +23,7 @@ from .records import CallRecords
 from .saturation import Saturation
 from .settings import RelaySettings
 from .teams import Membership, Team, micro_amount
+from .upstreamlog import UpstreamLog
 from .upstreams import AsgiUpstream, Handler, SimulatedUpstream
 
 
@@ -52,6 +53,7 @@ class RelayModel(CallPipeline):
         self.saturation = Saturation(settings.max_in_flight, settings.max_per_second, settings.retry_after_s)
         self.simulated = SimulatedUpstream(seed, settings.hit_rate, settings.upstream_rate_limit)
         self.upstreams: dict[str, Handler] = {}
+        self.upstream_log = UpstreamLog(settings.record_upstream_requests)  # what each upstream was sent
         self.upstream_specs: dict[str, dict[str, Any]] = {}  # exportable registrations (canned tables, fakes)
         self.provider_specs: dict[str, dict[str, Any]] = {}  # the bodies providers and entries were added with
         self.entry_specs: dict[str, dict[str, Any]] = {}
@@ -108,6 +110,12 @@ class RelayModel(CallPipeline):
             self.upstream_specs[provider] = spec
         else:
             self.upstream_specs.pop(provider, None)
+    def record_simulated_upstreams(self, on: bool) -> None:
+        """Log the simulated providers' requests too (or stop); planned calls, which send no request,
+        are dropped meanwhile."""
+        self.upstream_log.simulated = on
+        self._plans.clear()
+
     # -- state (fakes/relay/state.py) --------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
         return state.export(self)

@@ -104,7 +104,10 @@ def document(settings: RelaySettings) -> dict[str, Any]:
                     "responses": call_responses},
             **{method: {"summary": f"Call with {method.upper()} (the body is forwarded unchanged)",
                         "description": call_headers.strip(), "security": security,
-                        "requestBody": {"required": False, "content": {"application/json": {"schema": {}},
+                        "requestBody": {"required": False,
+                                        "description": "forwarded unchanged; a routed id (<relay>.<capability>) "
+                                                       "reads its identity from a JSON object body",
+                                        "content": {"application/json": {"schema": {}},
                                                                        "application/octet-stream": {"schema": {}}}},
                         "responses": call_responses} for method in ("post", "put", "patch", "delete")},
             "options": {"summary": "Call with OPTIONS", "description": call_headers.strip(), "security": security,
@@ -123,7 +126,7 @@ def document(settings: RelaySettings) -> dict[str, Any]:
             "summary": "One entry: price, call template, example response",
             "parameters": [{"name": "entry_id", "in": "path", "required": True, "schema": _STR}],
             "responses": {"200": json_response_spec(_obj({"endpoint": endpoint_view, "provider": _OBJ,
-                                                          "siblings": {"type": "array", "items": _STR},
+                                                          "siblings": {"type": "array", "items": endpoint_view},
                                                           "call_template": _STR, "example_response": {},
                                                           "hints": {"type": "array", "items": _STR}},
                                                          ["endpoint", "call_template", "example_response"])),
@@ -198,6 +201,7 @@ def _control_paths() -> dict[str, Any]:
     team_id = [{"name": "team_id", "in": "path", "required": True, "schema": _STR}]
 
     session = [{"name": "session_id", "in": "path", "required": True, "schema": _STR}]
+    provider = [{"name": "provider", "in": "path", "required": True, "schema": _STR}]
 
     def op(summary: str, body: Schema | None, status: str = "200", extra: list[Any] | None = None, *,
            array: bool = False, more: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -226,6 +230,16 @@ def _control_paths() -> dict[str, Any]:
                                                       team_id)},
         "/_fake/teams/{team_id}/topup": {"post": op("Add micro-USD to the balance", bodies.TOPUP, extra=team_id)},
         "/_fake/upstreams": {"post": upstreams},
+        "/_fake/upstreams/requests": {
+            "get": op("What each upstream was sent: method, host, path, query, headers, body (decoded from the "
+                      "body-encoding header; a caller's own Content-Encoding kept)", None),
+            "delete": op("Forget the logged upstream requests", None)},
+        "/_fake/upstreams/{provider}/requests": {
+            "get": op("What one provider's upstream was sent", None, extra=provider),
+            "delete": op("Forget what one provider's upstream was sent", None, extra=provider)},
+        "/_fake/upstreams/recording": {
+            "get": op("Whether the simulated providers' requests are logged too", None),
+            "put": op("Log the simulated providers' requests too (or stop)", bodies.RECORDING)},
         "/_fake/saturation": {
             "get": op("The saturation switch and thresholds", None),
             "put": op("Set the switch or thresholds", bodies.SATURATION)},

@@ -13,6 +13,13 @@ from . import catalogue, data
 from .catalogue import Catalogue, Entry, Provider
 from .settings import RelaySettings
 
+#: the kinds an added entry may have: the simulated upstream's answer shapes, and an asynchronous
+#: submission and its poll (fakes/relay/asyncjobs.py)
+ENTRY_KINDS = ("email", "verify", "person", "match", "company", "people", "lookalikes", "jobs", "list", "write",
+               "generic", "async", "async_poll")
+#: treg's status marks: a marked entry answers 410 and is out of search
+ENTRY_STATUSES = ("retired", "broken")
+
 
 class CatalogueOverlay:
     """The catalogue part of the relay's model (the model sets these attributes)."""
@@ -68,12 +75,13 @@ class CatalogueOverlay:
             listing = self.base.listing()
             return self._found(query, listing[:limit], len(listing))
         if not words:
-            scored = [(0 if entry["curated"] else 1, entry["id"], entry) for entry in self.all_entries()]
+            scored = [(0 if entry["curated"] else 1, entry["id"], entry) for entry in self.all_entries()
+                      if not entry.get("status")]
         else:
             found = self.base.matches(words)
             for entry_id, extra in self.extra_entries.items():  # an overlay entry replaces the base one
                 text = catalogue.haystack(extra)
-                hits = sum(1 for word in words if word in text)
+                hits = sum(1 for word in words if word in text) if not extra.get("status") else 0
                 if hits:
                     found[entry_id] = (hits, extra)
                 else:
@@ -97,18 +105,32 @@ class CatalogueOverlay:
                 "summary": entry["summary"], "method": entry["method"], "path": entry["path"],
                 "scope": entry["scope"], "domain": entry["domain"], "capability": entry["capability"],
                 "platform": entry["platform"], "call_template": catalogue.call_template(entry, self.prefix),
-                "cost": entry["cost"], "verified": entry["verified"], "docs_url": entry["docs_url"],
+                "cost": self.cost_view(entry, provider), "async": entry.get("async"),
+                "status": entry.get("status") or None, "status_note": entry.get("status_note") or None,
+                "superseded_by": entry.get("superseded_by") or None,
+                "verified": entry["verified"], "docs_url": entry["docs_url"],
                 "has_example": True, "input": entry["input"], "curated": entry["curated"],
                 "routed": bool(entry.get("candidates"))}
+
+    @staticmethod
+    def cost_view(entry: Entry, provider: Provider | None) -> dict[str, Any] | None:
+        """The entry's price as the catalogue shows it: a $0 price of a trial pool travels with the
+        pool's daily allowance per team (treg's ``cost_view``: a bare $0 would read as unlimited)."""
+        price: dict[str, Any] | None = entry["cost"]
+        if price is not None and price["value"] == 0 and provider is not None and provider.get("trial_allowance"):
+            return {**price, "trial_calls_per_team_day": provider["trial_allowance"]}
+        return price
 
     def endpoint_detail(self, entry_id: str) -> dict[str, Any] | None:
         entry = self.entry(entry_id)
         if entry is None:
             return None
         provider = self.provider(entry["provider"])
-        siblings = sorted(e["id"] for e in self.all_entries()
-                          if e["provider"] == entry["provider"] and e["domain"] == entry["domain"]
-                          and e["id"] != entry_id)[:10]
+        # treg's siblings: the same job from the other entries of its capability, as rows (the CLI's
+        # `catalog get` tabulates them), none marked retired or broken
+        siblings = [self.endpoint_view(e) for e in sorted(
+            (e for e in self.all_entries() if e["capability"] == entry["capability"] and e["id"] != entry_id
+             and not e.get("status")), key=lambda e: str(e["id"]))[:10]]
         example = self.example_response(entry)
         return {"endpoint": self.endpoint_view(entry),
                 "provider": ({k: provider[k] for k in ("service", "display_name", "limits", "pricing_url", "docs")}
@@ -147,9 +169,16 @@ class CatalogueOverlay:
             raise ControlError(400, "host must be a host name", code="invalid_body")
         if self.provider_for_host(host):
             raise ControlError(409, f"host {host!r} belongs to another provider", code="conflict")
+        allowance = body.get("trial_allowance")
+        if allowance is not None and (not isinstance(allowance, int) or isinstance(allowance, bool)
+                                      or not 1 <= allowance <= 10**6):
+            raise ControlError(400, "trial_allowance must be an integer from 1 to 10^6", code="invalid_body",
+                               field="trial_allowance")
         prov = {"service": service, "display_name": str(body.get("display_name", data.display_name(service))),
                 "host": host, "runs_on_relay": False, "limits": {"per_minute": self.settings.upstream_rate_limit},
                 "pricing_url": f"https://{host}/pricing", "docs": f"https://{host}/docs"}
+        if allowance is not None:  # a trial pool: its $0 entries are capped per team and UTC day
+            prov["trial_allowance"] = allowance
         self.extra_providers[service] = prov
         self.provider_specs[service] = dict(body)
         return prov
@@ -183,12 +212,47 @@ class CatalogueOverlay:
         entry = catalogue._entry(entry_id, method, path, str(body.get("capability", "custom")),
                                  str(body.get("kind", "generic")), query_params, price,
                                  str(body.get("summary", entry_id)), "web", prov["host"], bool(body.get("curated")))
-        if entry["kind"] not in ("email", "verify", "person", "match", "company", "people", "lookalikes", "jobs",
-                                 "list", "write", "generic"):
-            raise ControlError(400, "kind is one of email, verify, person, match, company, people, lookalikes, "
-                                    "jobs, list, write, generic", code="invalid_body")
+        if entry["kind"] not in ENTRY_KINDS:
+            raise ControlError(400, f"kind is one of {', '.join(ENTRY_KINDS)}", code="invalid_body")
+        entry.update(self._entry_extras(entry, body))
         self.extra_entries[entry_id] = entry
         self.entry_specs[entry_id] = dict(body)
         self.extra_routes[(service, method, path)] = entry_id
         self._catalogue_changed()
         return entry
+
+    def _entry_extras(self, entry: Entry, body: dict[str, Any]) -> dict[str, Any]:
+        """An added entry's status (retired or broken, with its note and successor) and, for an
+        asynchronous submission (kind ``async``), its poll entry and treg's ``async`` descriptor."""
+        extras: dict[str, Any] = {}
+        status = body.get("status")
+        if status is not None:
+            if status not in ENTRY_STATUSES:
+                raise ControlError(400, "status is retired or broken", code="invalid_body", field="status")
+            extras["status"] = status
+            extras["status_note"] = str(body.get("status_note", ""))
+            extras["superseded_by"] = str(body.get("superseded_by", ""))
+        elif "status_note" in body or "superseded_by" in body:
+            raise ControlError(400, "status_note and superseded_by go with a status", code="invalid_body",
+                               field="status")
+        poll_id = body.get("poll")
+        if entry["kind"] == "async":
+            if not isinstance(poll_id, str):
+                raise ControlError(400, "an async entry names its poll entry in poll", code="invalid_body",
+                                   field="poll")
+            poll = self.entry(poll_id)
+            if poll is None:
+                raise ControlError(404, f"no entry {poll_id!r} to poll; add it first (kind async_poll)",
+                                   code="not_found", field="poll")
+            if poll["kind"] != "async_poll" or poll["provider"] != entry["provider"]:
+                raise ControlError(400, "poll names an entry of kind async_poll of the same provider",
+                                   code="invalid_body", field="poll")
+            interval = body.get("interval", 10)
+            if not isinstance(interval, int) or isinstance(interval, bool) or not 1 <= interval <= 3600:
+                raise ControlError(400, "interval is a whole number of seconds from 1 to 3600", code="invalid_body",
+                                   field="interval")
+            extras["poll"] = poll_id
+            extras["async"] = catalogue.async_descriptor(str(poll_id), interval)
+        elif poll_id is not None or "interval" in body:
+            raise ControlError(400, "poll and interval go with kind async", code="invalid_body", field="poll")
+        return extras

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from fakes.kernel.errors import ServiceError
+from fakes.kernel.http import parse_json
+
 from .accounts.keys import tool_usable
 from .accounts.orgdata import ToolRow
 from .callio import CallInput
@@ -71,13 +74,48 @@ def catalogued(model: CatalogueLookup, request: CallInput, entry: Entry) -> Targ
     if entry.get("status"):
         retired_refusal(entry)
     method = entry["method"]  # the entry's method goes upstream, whatever the caller's (treg: 400 for another)
+    routed = bool(entry.get("candidates"))
+    from_body = routed and bool(request.body.strip())
+    if from_body:
+        request.params = routed_identity(entry, request)
     params = request.params
     for name, spec in entry["input"]["queryParams"].items():
         if spec["required"] and not params.get(name):
+            if from_body:  # treg route.py build_plan: the identity variant is incomplete
+                wanted = [n for n, s in entry["input"]["queryParams"].items() if s["required"]]
+                raise Refusal(422, {"detail": f"{entry['id']} needs exactly one identity variant in the JSON body: "
+                                              f"{{{', '.join(wanted)}}}", "error": "identity_incomplete",
+                                    "endpoint_id": entry["id"], "variants": [wanted]})
             raise Refusal(400, {"detail": f"{entry['id']} requires --query {name}=<value>",
                                 "error": "missing_parameter", "parameter": name})
-    routed = bool(entry.get("candidates"))
     return Target(entry, None if routed else entry["provider"], entry["path"], method, routed)
+
+
+def routed_identity(entry: Entry, request: CallInput) -> dict[str, str]:
+    """A routed call's identity: its JSON object body over its query (treg's route.py reads the body
+    as a JSON object, 400 "expects a JSON object body" otherwise; the fake keeps the query form
+    too). Values are texts, numbers or booleans (as their query text); a null is no value."""
+    refusal = Refusal(400, {"detail": f"{entry['id']} expects a JSON object body",
+                            "error": "catalog_parameter_invalid"})
+    try:
+        given = parse_json(request.body)
+    except ServiceError:
+        raise refusal from None
+    if not isinstance(given, dict):
+        raise refusal
+    identity = dict(request.params)
+    for name, value in given.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            identity[name] = "true" if value else "false"
+        elif isinstance(value, (str, int, float)):
+            identity[name] = str(value)
+        else:
+            raise Refusal(400, {"detail": f"{entry['id']} expects a JSON object body of texts, numbers and booleans; "
+                                          f"{name[:100]!r} is not one", "error": "catalog_parameter_invalid",
+                                "parameter": name[:100]})
+    return identity
 
 
 def retired_refusal(entry: Entry) -> None:

@@ -19,7 +19,9 @@ pending); every provider missing is a 200 ``outcome: miss``; every provider fail
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Protocol
+from urllib.parse import urlencode
 
 from .attempt import Attempt
 from .callio import CallInput
@@ -108,6 +110,8 @@ async def call_routed(model: RoutingModel, call_id: str, member: Membership, req
     """(the winning attempt, the wrapped body, what every attempt charged together)."""
     waterfall, max_cost, prefer, exclude = options(model, headers)
     ranked = candidates(model, member.team, entry, prefer, exclude)
+    if request.body.strip():
+        request = child_request(request)
     if not ranked:
         raise Refusal(404, {"detail": f"{entry['id']}: no provider of this capability is usable: none has a "
                                       "published price and the team has no own key for any of "
@@ -173,6 +177,18 @@ async def call_routed(model: RoutingModel, call_id: str, member: Membership, req
                       "outcome": outcome, "tried": tried, "charged_micro": spent,
                       **({"async": chosen.task, "reserved_micro": chosen.reserved} if chosen.task else {})}}
     return chosen, body, spent
+
+
+#: headers that described the routed call's JSON body, not a candidate's query
+_BODY_HEADERS = frozenset({b"content-type", b"content-length", b"content-encoding", b"transfer-encoding"})
+
+
+def child_request(request: CallInput) -> CallInput:
+    """What each candidate of a routed call with a JSON body is sent: the identity as its query
+    (the candidates are GET entries), no body (treg route.py ``_child_input``: each provider gets
+    only the fields it takes, where it takes them)."""
+    return replace(request, query=urlencode(request.params), body=b"", decoded=False, _named=None,
+                   headers=[(k, v) for k, v in request.headers if k.lower() not in _BODY_HEADERS])
 
 
 def _tried(candidate: Entry, outcome: str, status: int | None, charged: int, detail: str = "") -> dict[str, Any]:

@@ -125,9 +125,10 @@ async def call(request: Request) -> Response:
             call_id = fake.model.next_call_id()
             return raw_response(400, [("content-type", "application/json"), (names.call_id, call_id),
                                       (names.error, "1")],
-                                fake.render({"detail": f"invalid {names.body_encoding} body: {exc} (base64, gzip "
-                                                       "or base64+gzip, and a body that decodes)",
-                                             "error": "invalid_body_encoding"}))
+                                fake.render({"detail": f"invalid {names.body_encoding} body",  # treg's, exactly
+                                             "error": "invalid_body_encoding",
+                                             "reason": f"{exc} (base64, gzip or base64+gzip, and a body that "
+                                                       "decodes)"}))
     query_string = scope["query_string"]
     params = dict(parse_query(request).items())  # the kernel parses each query string once
     token = headers.get(names.token_b)

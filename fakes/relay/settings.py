@@ -51,6 +51,9 @@ class RelaySettings(FakeSettings):
     checkout_s: int = field(default=60, metadata={
         "help": "seconds of the fake's clock after which a started checkout is paid (unless paid or cancelled "
                 "through the control plane first)"})
+    record_upstream_requests: bool = field(default=False, metadata={
+        "help": "log what the simulated providers are sent too (GET /_fake/upstreams/requests; registered upstreams "
+                "are always logged); costs every call a little and turns planned calls off"})
     providers: int = field(default=60, metadata={"help": "catalogued providers (seed: about 60)"})
     endpoints: int = field(default=2900, metadata={"help": "catalogued endpoints (seed: about 2,900)"})
 

@@ -143,12 +143,23 @@ class VideoFake(Fake):
         return now
 
     # -- control plane as Python --------------------------------------------------------------
-    def create_project(self, *, rate_limited: bool = True, keeps_discarded: bool | None = None) -> dict[str, Any]:
+    def create_project(self, *, rate_limited: bool = True, keeps_discarded: bool | None = None,
+                       custom_domains: int = 0) -> dict[str, Any]:
         """A project with one key per environment: ``{"project_id", "sandbox_key", "production_key",
-        "keeps_discarded"}``. ``rate_limited=False``: no rate limit counts or refuses its requests (for
-        load tests); ``keeps_discarded``: the Video Restore feature (default: the setting
-        ``keep_discarded_videos``)."""
-        return self.model.create_project(rate_limited=rate_limited, keeps_discarded=keeps_discarded)
+        "keeps_discarded", "custom_domains"}``. ``rate_limited=False``: no rate limit counts or refuses its
+        requests (for load tests); ``keeps_discarded``: the Video Restore feature (default: the setting
+        ``keep_discarded_videos``); ``custom_domains``: its extra custom domains (billed by the month)."""
+        if custom_domains:  # checked before the project is made
+            self.model.check_custom_domains(custom_domains)
+        created = self.model.create_project(rate_limited=rate_limited, keeps_discarded=keeps_discarded)
+        if custom_domains:
+            self.model.set_custom_domains(created["project_id"], custom_domains)
+        return {**created, "custom_domains": custom_domains}
+
+    def set_custom_domains(self, project_id: Any, count: Any) -> dict[str, Any]:
+        """A project's extra custom domains from now on: each is billed ``custom_domain_month_eur``
+        (seed: 60 euros) a month on the fake's clock, like storage (``usage()``'s ``cost_eur``)."""
+        return self.model.set_custom_domains(project_id, count)
 
     def set_keeps_discarded(self, project_id: Any, keeps_discarded: bool) -> dict[str, Any]:
         """Turn a project's Video Restore feature on or off (deleted videos are discarded, then purged

@@ -20,7 +20,7 @@ from .languages import CAPTION_LANGUAGES, canonical_tag
 from .problems import invalid_attribute, not_found, upload_error
 
 MAX_TRACK_BYTES = 1024 * 1024
-TIMECODE = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{2})?")
+TIMECODE = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{2})?")  # a picked frame, as kept
 VIDEO_ID = r"vi[0-9A-Za-z]{22}"
 
 
@@ -48,15 +48,46 @@ def webvtt_text(data: bytes) -> str:
     return text
 
 
-def timecode_seconds(value: Any) -> float:
-    if not isinstance(value, str) or not TIMECODE.fullmatch(value):
-        raise invalid_attribute("timecode", "timecode must be hh:mm:ss or hh:mm:ss.cc")
-    match = TIMECODE.fullmatch(value)
-    assert match is not None
-    hours, minutes, seconds = int(match.group(1)), int(match.group(2)), int(match.group(3))
-    if minutes > 59 or seconds > 59:
-        raise invalid_attribute("timecode", "minutes and seconds of a timecode go up to 59")
-    return hours * 3600 + minutes * 60 + seconds + (float(match.group(4)) if match.group(4) else 0.0)
+#: what a pick payload's timecode may be (the reference's "Valid Patterns"): hh:mm:ss, hh:mm:ss.ms
+#: (1 to 3 digits), hh:mm:ss:frameNumber, or a bare number of seconds ("124")
+PICK_TIMECODE = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,3})|:([0-9]{1,4}))?"
+                           r"|([0-9]{1,9})(\.[0-9]{1,3})?")
+#: frames a second assumed for hh:mm:ss:frameNumber when the source's frame rate is unknown
+DEFAULT_FRAME_RATE = 25
+OUT_OF_RANGE = "00:00:00.00"  # what the reference picks for a selection out of range
+
+
+def check_timecode(value: Any) -> re.Match[str]:
+    """A pick payload's timecode in one of the reference's forms, or its 400."""
+    match = PICK_TIMECODE.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise invalid_attribute("timecode", "timecode must be hh:mm:ss.ms, hh:mm:ss:frameNumber or a number of "
+                                            "seconds")
+    return match
+
+
+def picked_timecode(match: re.Match[str], duration_s: float, framerate: int | None) -> str:
+    """The frame a valid timecode selects in a source of ``duration_s`` seconds, as hh:mm:ss.cc;
+    ``00:00:00.00`` when the selection is out of range (a minute or second past 59, a frame past
+    the second's last, an instant past the end)."""
+    hours, minutes, seconds, fraction, frame, whole, decimals = match.groups()
+    if whole is not None:
+        instant = int(whole) + (float(decimals) if decimals else 0.0)
+    else:
+        if int(minutes) > 59 or int(seconds) > 59:
+            return OUT_OF_RANGE
+        instant = int(hours) * 3600 + int(minutes) * 60 + int(seconds)
+        if fraction is not None:
+            instant += float("0." + fraction)
+        elif frame is not None:
+            rate = framerate or DEFAULT_FRAME_RATE
+            if int(frame) >= rate:
+                return OUT_OF_RANGE
+            instant += int(frame) / rate
+    if instant > duration_s:
+        return OUT_OF_RANGE
+    centis = int(instant * 100 + 1e-6)
+    return f"{centis // 360_000:02d}:{centis // 6000 % 60:02d}:{centis // 100 % 60:02d}.{centis % 100:02d}"
 
 
 @dataclass

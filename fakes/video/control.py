@@ -21,6 +21,7 @@ from .delivery import Dispatcher
 from .settings import VideoSettings
 
 VIEW_FIELDS = frozenset({"videoId", "seconds"})
+PROJECT_FIELDS = frozenset({"keeps_discarded", "custom_domains"})
 BROADCAST_FIELDS = frozenset({"seconds", "record", "height"})
 
 
@@ -35,9 +36,11 @@ class ControlledVideo(Protocol):
 
     def outbox(self) -> list[dict[str, Any]]: ...
 
-    def create_project(self, *, keeps_discarded: bool | None = ...) -> dict[str, Any]: ...
+    def create_project(self, *, keeps_discarded: bool | None = ..., custom_domains: int = ...) -> dict[str, Any]: ...
 
     def set_keeps_discarded(self, project_id: Any, keeps_discarded: bool) -> dict[str, Any]: ...
+
+    def set_custom_domains(self, project_id: Any, count: Any) -> dict[str, Any]: ...
 
     def usage(self, project: str | None = ...) -> dict[str, Any]: ...
 
@@ -52,15 +55,16 @@ class ControlledVideo(Protocol):
 def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
     async def projects(request: Request) -> Response:
         body = await read_json_object(request, error=ControlError) if await request.body() else {}
-        unknown = sorted(set(body) - {"keeps_discarded"})
+        unknown = sorted(set(body) - PROJECT_FIELDS)
         if unknown:
-            raise ControlError(400, "POST /_fake/projects takes {} or {\"keeps_discarded\": true|false}",
-                               code="unknown_field", field=unknown[0][:100])
+            raise ControlError(400, "POST /_fake/projects takes {} or {\"keeps_discarded\": true|false, "
+                                    "\"custom_domains\": N}", code="unknown_field", field=unknown[0][:100])
         keeps = body.get("keeps_discarded")
         if "keeps_discarded" in body and not isinstance(keeps, bool):
             raise ControlError(400, "keeps_discarded must be true or false", code="invalid_project",
                                field="keeps_discarded")
-        return json_response(fake.create_project(keeps_discarded=keeps), 201)
+        return json_response(fake.create_project(keeps_discarded=keeps, custom_domains=body.get("custom_domains", 0)),
+                             201)
 
     async def usage(request: Request) -> Response:
         unknown = sorted(set(request.query_params) - {"project"})
@@ -86,10 +90,17 @@ def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
 
     async def project(request: Request) -> Response:
         body = await read_json_object(request, error=ControlError)
-        if set(body) != {"keeps_discarded"} or not isinstance(body["keeps_discarded"], bool):
-            raise ControlError(400, "send {\"keeps_discarded\": true|false}", code="invalid_project",
-                               field="keeps_discarded")
-        return json_response(fake.set_keeps_discarded(request.path_params["project_id"], body["keeps_discarded"]))
+        if not body or set(body) - PROJECT_FIELDS or not isinstance(body.get("keeps_discarded", True), bool):
+            raise ControlError(400, "send {\"keeps_discarded\": true|false} and/or {\"custom_domains\": N}",
+                               code="invalid_project", field=(sorted(set(body) - PROJECT_FIELDS) or
+                                                              ["keeps_discarded"])[0][:100])
+        project_id = request.path_params["project_id"]
+        answer: dict[str, Any] = {}
+        if "custom_domains" in body:
+            answer.update(fake.set_custom_domains(project_id, body["custom_domains"]))
+        if "keeps_discarded" in body:
+            answer.update(fake.set_keeps_discarded(project_id, body["keeps_discarded"]))
+        return json_response(answer)
 
     async def broadcast(request: Request) -> Response:
         body = await read_json_object(request, error=ControlError)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from fakes.kernel.clock import Clock
 
 from . import data
-from .attachments import Attachments, language_tag, timecode_seconds, webvtt_text
+from .attachments import Attachments, check_timecode, language_tag, picked_timecode, webvtt_text
 from .images import Image
 from .problems import invalid_attribute, not_found
 from .projects import Project
@@ -170,15 +170,14 @@ class MediaRules:
         if unknown:
             raise invalid_attribute(unknown[0], "this payload takes timecode")
         if "timecode" not in body:
-            raise invalid_attribute("timecode", "timecode (hh:mm:ss.cc) is required")
-        seconds = timecode_seconds(body["timecode"])
+            raise invalid_attribute("timecode", "timecode (hh:mm:ss.ms) is required")
+        timecode = check_timecode(body["timecode"])
         with self.lock:
             video = self.video(project, video_id)
             if video.probe is None:
                 raise invalid_attribute("timecode", "the video has no encoded source to take a frame from yet")
-            if seconds > video.probe.duration_s:
-                raise invalid_attribute("timecode", f"the video lasts {video.probe.duration_s:g} seconds")
-            self.attachments.pick_thumbnail(video_id, body["timecode"])
+            self.attachments.pick_thumbnail(video_id, picked_timecode(timecode, video.probe.duration_s,
+                                                                      video.probe.framerate))
             self._touch(video)
             return video
 

@@ -20,7 +20,7 @@ from fakes.kernel.errors import ControlError, ServiceError
 from .analytics import DEVICE_TYPES, Analytics, Query, Session, user_agent_facts
 from .geo import CONTINENT_OF
 from .live_streams import LiveStreams
-from .projects import Projects
+from .projects import MAX_CUSTOM_DOMAINS, Projects
 from .settings import VideoSettings
 from .usage import Usage, report
 from .videos import Video
@@ -174,8 +174,30 @@ class MeteringRules:
             kept = [v for v in list(self.videos.values()) if v.project_id == pid]
             open_ms = sum(self._stored_minute_ms(v, now) for v in kept)
             minutes_now = sum(v.probe.duration_s / 60 for v in kept if v.probe is not None)
-            reports[pid] = report(self._usage(pid), open_ms, minutes_now, self.settings.price_table())
+            project = self.projects.by_id[pid]
+            domains = (project.custom_domains, project.custom_domains * max(0, now - project.domains_since_ms))
+            reports[pid] = report(self._usage(pid), open_ms, minutes_now, self.settings.price_table(), domains,
+                                  self.settings.custom_domain_month_eur)
         return {"environment": self.settings.environment, "projects": reports}
+
+    @staticmethod
+    def check_custom_domains(count: Any) -> None:
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_CUSTOM_DOMAINS:
+            raise ControlError(400, f"custom_domains must be a whole number from 0 to {MAX_CUSTOM_DOMAINS}",
+                               code="invalid_project", field="custom_domains")
+
+    def set_custom_domains(self, project_id: Any, count: Any) -> dict[str, Any]:
+        """A project's extra custom domains from now on (the time before is billed at the count it had)."""
+        project = self.projects.by_id.get(project_id) if isinstance(project_id, str) else None
+        if project is None:
+            raise ControlError(404, f"no project {str(project_id)[:60]!r}", code="not_found")
+        self.check_custom_domains(count)
+        with self.lock:
+            now = self.clock.now_ms()
+            self._usage(project.project_id).closed_domain_ms += \
+                project.custom_domains * max(0, now - project.domains_since_ms)
+            project.custom_domains, project.domains_since_ms = count, now
+        return {"project_id": project.project_id, "custom_domains": count}
 
 
 def _number(item: dict[str, Any], name: str, prefix: str, default: float, low: float, high: float) -> float:

@@ -65,9 +65,12 @@ def video_paths(settings: VideoSettings) -> dict[str, Any]:
                 "200": ok(VIDEO), "400": error("not a .jpg/.jpeg file, or not a JPEG"), "404": NOT_FOUND},
                 **jpeg_upload()),
             "patch": op("Pick the thumbnail from a frame at a timecode", {
-                "200": ok(VIDEO), "400": error("malformed timecode, past the video's end, or no source yet"),
+                "200": ok(VIDEO), "400": error("malformed timecode, or no source yet (out of range: 00:00:00.00 "
+                                               "is picked)"),
                 "404": NOT_FOUND}, body={"type": "object", "properties": {"timecode": {
-                    "type": "string", "pattern": "^[0-9]{2}:[0-5][0-9]:[0-5][0-9](\\.[0-9]{2})?$"}},
+                    "type": "string", "description": "hh:mm:ss.ms, hh:mm:ss:frameNumber or a number of seconds",
+                    "pattern": "^([0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{1,3}|:[0-9]{1,4})?"
+                               "|[0-9]{1,9}([.][0-9]{1,3})?)$"}},
                     "required": ["timecode"], "additionalProperties": False}),
         },
         "/discarded/videos": {"get": op("List discarded videos (the project's Video Restore feature)", {

@@ -42,28 +42,38 @@ def _control(summary: str, responses: dict[str, Any], *, body: Schema | None = N
     return operation
 
 
+#: a project's extra custom domains (seed 002: 60 euros a month each)
+CUSTOM_DOMAINS: Schema = {"type": "integer", "minimum": 0, "maximum": 10_000}
+
+
 def control_paths() -> dict[str, Any]:
     anything: Schema = {"type": "object"}
     return {
         "/_fake/projects": {"post": _control(
-            "A project with a sandbox and a production key (keeps_discarded: the Video Restore feature)",
+            "A project with a sandbox and a production key (keeps_discarded: the Video Restore feature; "
+            "custom_domains: its extra custom domains, billed by the month)",
             {"201": {"type": "object", "properties": {
                 "project_id": {"type": "string"}, "sandbox_key": {"type": "string"},
-                "production_key": {"type": "string"}, "keeps_discarded": {"type": "boolean"}},
+                "production_key": {"type": "string"}, "keeps_discarded": {"type": "boolean"},
+                "custom_domains": CUSTOM_DOMAINS},
                 "required": ["project_id", "sandbox_key", "production_key", "keeps_discarded"]},
              "400": CONTROL_ERROR},
-            body={"type": "object", "properties": {"keeps_discarded": {"type": "boolean"}},
+            body={"type": "object", "properties": {"keeps_discarded": {"type": "boolean"},
+                                                   "custom_domains": CUSTOM_DOMAINS},
                   "additionalProperties": False}, required=False)},
         "/_fake/projects/{projectId}": {"patch": _control(
-            "Turn a project's Video Restore feature (discarded videos) on or off", {
+            "Turn a project's Video Restore feature (discarded videos) on or off, or set its extra custom "
+            "domains", {
                 "200": {"type": "object", "properties": {"project_id": {"type": "string"},
-                                                         "keeps_discarded": {"type": "boolean"}},
-                        "required": ["project_id", "keeps_discarded"]},
+                                                         "keeps_discarded": {"type": "boolean"},
+                                                         "custom_domains": CUSTOM_DOMAINS},
+                        "required": ["project_id"]},
                 "400": CONTROL_ERROR, "404": CONTROL_ERROR},
             params=[{"name": "projectId", "in": "path", "required": True, "schema": {"type": "string"}}],
-            body={"type": "object", "properties": {"keeps_discarded": {"type": "boolean"}},
-                  "required": ["keeps_discarded"], "additionalProperties": False})},
-        "/_fake/usage": {"get": _control("Usage figures and dollars per project", {
+            body={"type": "object", "properties": {"keeps_discarded": {"type": "boolean"},
+                                                   "custom_domains": CUSTOM_DOMAINS},
+                  "minProperties": 1, "additionalProperties": False})},
+        "/_fake/usage": {"get": _control("Usage figures, dollars (and euros: custom domains) per project", {
             "200": anything, "400": CONTROL_ERROR, "404": CONTROL_ERROR},
             params=[{"name": "project", "in": "query", "required": False, "schema": {"type": "string"}}])},
         "/_fake/webhooks/deliveries": {"get": _control("The webhook outbox", {"200": anything})},

@@ -26,6 +26,7 @@ INVALID_TOKEN = ("authentication-invalid-access-token", "The access token is inv
 INVALID_CREDENTIALS = ("authentication-invalid-user-credentials", "The user credentials were incorrect.")
 KEY_PATTERN = r"[0-9A-Za-z]{43}"
 MAX_COUNT = 10**12
+MAX_CUSTOM_DOMAINS = 10_000  # extra custom domains of one project
 
 
 @dataclass
@@ -41,6 +42,10 @@ class Project:
     #: the reference's "Video Restore" feature: a deleted video is discarded (restorable) for the
     #: retention instead of deleted at once
     keeps_discarded: bool = False
+    #: extra custom domains (seed 002: 60 euros a month each), billed from ``domains_since_ms`` on
+    #: (the time before that is in the project's usage)
+    custom_domains: int = 0
+    domains_since_ms: int = 0
 
     def key(self, environment: str) -> str:
         return self.sandbox_key if environment == "sandbox" else self.production_key
@@ -49,7 +54,9 @@ class Project:
         return {"project_id": self.project_id, "number": self.number, "sandbox_key": self.sandbox_key,
                 "production_key": self.production_key, "created_ms": self.created_ms,
                 **({} if self.rate_limited else {"rate_limited": False}),
-                **({"keeps_discarded": True} if self.keeps_discarded else {})}
+                **({"keeps_discarded": True} if self.keeps_discarded else {}),
+                **({"custom_domains": self.custom_domains, "domains_since_ms": self.domains_since_ms}
+                   if self.custom_domains else {})}
 
 
 @dataclass
@@ -179,14 +186,18 @@ class Projects:
         self.token_count = read.integer("token_count", minimum=0, maximum=MAX_COUNT)
         for item in read.objects("projects", max_items=1_000_000):
             item.only(("project_id", "number", "sandbox_key", "production_key", "created_ms", "rate_limited",
-                       "keeps_discarded"))
+                       "keeps_discarded", "custom_domains", "domains_since_ms"))
             project = Project(item.text("project_id", pattern=r"pr[0-9A-Za-z]{22}"),
                               item.integer("number", minimum=1, maximum=MAX_COUNT),
                               item.text("sandbox_key", pattern=KEY_PATTERN),
                               item.text("production_key", pattern=KEY_PATTERN),
                               item.integer("created_ms", minimum=0, maximum=MAX_EPOCH_MS),
                               item.boolean("rate_limited") if item.has("rate_limited") else True,
-                              item.boolean("keeps_discarded") if item.has("keeps_discarded") else False)
+                              item.boolean("keeps_discarded") if item.has("keeps_discarded") else False,
+                              item.integer("custom_domains", minimum=0, maximum=MAX_CUSTOM_DOMAINS)
+                              if item.has("custom_domains") else 0,
+                              item.integer("domains_since_ms", minimum=0, maximum=MAX_EPOCH_MS)
+                              if item.has("domains_since_ms") else 0)
             number = project.number
             if project.project_id != data.project_id(self.seed, number) or \
                     project.sandbox_key != data.api_key(self.seed, "sandbox", number) or \

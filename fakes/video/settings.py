@@ -77,6 +77,8 @@ class VideoSettings(FakeSettings):
     webhook_timeout_s: float = field(default=5.0, metadata={"help": "timeout of one webhook POST"})
     status_poll_interval_s: float = field(default=2.0, metadata={
         "help": "polling one video's status again sooner than this (virtual seconds) breaks the tight-loop rule"})
+    custom_domain_month_eur: float = field(default=60.0, metadata={
+        "help": "euros a month per extra custom domain of a project (seed: 60), reported in cost_eur"})
     prices: dict[str, float] = field(default_factory=dict, metadata={
         "help": "dollar prices over the seed's: stored_minute_month, watched_minute, transcript_minute, "
                 "summary_abstract_minute, summary_takeaways_minute"})
@@ -99,6 +101,7 @@ class VideoSettings(FakeSettings):
             (set(self.rate_limits) <= set(SANDBOX_LIMITS), "rate_limits keys are uploads, writes, reads"),
             (all(isinstance(v, int) and v >= 1 for v in self.rate_limits.values()), "rate limits must be >= 1"),
             (set(self.prices) <= set(PRICES), f"prices keys are {', '.join(PRICES)}"),
+            (0 <= self.custom_domain_month_eur <= 1e6, "custom_domain_month_eur must be from 0 to 1e6"),
             (not self.public_base_url or self.public_base_url.startswith(("http://", "https://")),
              "public_base_url must start with http:// or https://"),
         ]

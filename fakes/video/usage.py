@@ -23,6 +23,7 @@ class Usage:
     transcript_minutes: float = 0.0
     abstract_minutes: float = 0.0
     takeaways_minutes: float = 0.0
+    closed_domain_ms: float = 0.0  # extra custom domains x milliseconds before the last change of their count
 
     def to_state(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -31,12 +32,16 @@ class Usage:
     def from_state(cls, read: StateReader) -> Usage:
         names = tuple(cls.__dataclass_fields__)
         read.only(names)
-        return cls(**{name: read.number(name, minimum=0, maximum=1e30) for name in names})
+        return cls(**{name: read.number(name, minimum=0, maximum=1e30) for name in names
+                      if name != "closed_domain_ms" or read.has(name)})  # absent from states of older versions
 
 
-def report(usage: Usage, open_stored_minute_ms: float, stored_minutes_now: float,
-           prices: dict[str, float]) -> dict[str, Any]:
+def report(usage: Usage, open_stored_minute_ms: float, stored_minutes_now: float, prices: dict[str, float],
+           domains: tuple[int, float] = (0, 0.0), domain_month_eur: float = 0.0) -> dict[str, Any]:
+    """The figures and costs; ``domains``: the project's extra custom domains now and the domain x
+    milliseconds since their count last changed (billed like storage, in euros: the seed's price)."""
     minute_months = (usage.closed_stored_minute_ms + open_stored_minute_ms) / MONTH_MS
+    domain_months = (usage.closed_domain_ms + domains[1]) / MONTH_MS
     watched_minutes = usage.watched_seconds / 60
     figures = {
         "stored_minutes_now": round(stored_minutes_now, 4),
@@ -45,6 +50,8 @@ def report(usage: Usage, open_stored_minute_ms: float, stored_minutes_now: float
         "transcript_minutes": round(usage.transcript_minutes, 4),
         "summary_abstract_minutes": round(usage.abstract_minutes, 4),
         "summary_takeaways_minutes": round(usage.takeaways_minutes, 4),
+        "extra_custom_domains": domains[0],
+        "custom_domain_months": round(domain_months, 6),
     }
     dollars = {
         "hosting": minute_months * prices["stored_minute_month"],
@@ -56,4 +63,7 @@ def report(usage: Usage, open_stored_minute_ms: float, stored_minutes_now: float
     }
     cost = {key: round(value, 6) for key, value in dollars.items()}
     cost["total"] = round(sum(dollars.values()), 6)
-    return {"usage": figures, "cost_usd": cost, "prices_usd": dict(prices)}
+    domains_eur = round(domain_months * domain_month_eur, 6)
+    return {"usage": figures, "cost_usd": cost, "prices_usd": dict(prices),
+            "cost_eur": {"custom_domains": domains_eur, "total": domains_eur},
+            "prices_eur": {"custom_domain_month": domain_month_eur}}

@@ -14,6 +14,7 @@ import glob
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,17 +60,24 @@ def _treg() -> str:
     return str(treg)
 
 
-def test_the_official_cli_calls_searches_gets_and_reads_the_balance(tmp_path: Path) -> None:
+def cli(url: str, token: str, home: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run(*args)``: the official client run with ``args`` against ``url`` as the team of ``token``."""
     treg = _treg()
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TREG_URL": url, "TREG_TOKEN": token,
+           "TREG_TELEMETRY": "0", "NO_COLOR": "1", "POSTHOG_DISABLED": "1"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([treg, *args], capture_output=True, text=True, timeout=60, env=env)
+
+    return run
+
+
+def test_the_official_cli_calls_searches_gets_and_reads_the_balance(tmp_path: Path) -> None:
+    _treg()
     fake = RelayFake(header_prefix="X-Treg", clock="real")
     token = fake.demo_credentials()["token"]
     with fake.serve() as url:
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "TREG_URL": url, "TREG_TOKEN": token,
-               "TREG_TELEMETRY": "0", "NO_COLOR": "1", "POSTHOG_DISABLED": "1"}
-
-        def run(*args: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run([treg, *args], capture_output=True, text=True, timeout=60, env=env)
-
+        run = cli(url, token, tmp_path)
         called = run("call", "treg.people.email.find", "-p", "domain=northwind.com", "-p", "first_name=Ada",
                      "-p", "last_name=Lovelace")
         assert called.returncode == 0, called.stdout + called.stderr

@@ -212,7 +212,7 @@ def test_control_plane_projects_usage_views_and_the_demo_key() -> None:
     with fake.client() as control:
         created = control.post("/_fake/projects", json={})
         assert created.status_code == 201 and set(created.json()) == {"project_id", "sandbox_key", "production_key",
-                                                                      "keeps_discarded"}
+                                                                      "keeps_discarded", "custom_domains"}
         assert control.post("/_fake/projects", json={"x": 1}).status_code == 400
         with fake.client(headers=basic(created.json()["sandbox_key"])) as client:
             video = create(client)
