@@ -48,11 +48,22 @@ def has_cookie(scope: Scope, token: str) -> bool:
     return False
 
 
+def same_token(offered: str | None, token: str) -> bool:
+    """Whether ``offered`` is ``token``, in time that does not depend on where they differ."""
+    return offered is not None and hmac.compare_digest(offered.encode("utf-8", "surrogateescape"),
+                                                       token.encode("utf-8", "surrogateescape"))
+
+
+def is_public_dashboard_path(path: str) -> bool:
+    """The dashboard's page shell, its assets and its login form: they answer anyone."""
+    return path in PUBLIC_PATHS or path.startswith(ASSETS_PREFIX)
+
+
 def dashboard_allows(scope: Scope, path: str, token: str) -> bool:
     """Whether a control-plane request without the bearer token may go on: the dashboard's public
     paths (they check the cookie themselves), or the dashboard's cookie (plus ``X-Fakes-UI`` on a
     request that changes something)."""
-    if path in PUBLIC_PATHS or path.startswith(ASSETS_PREFIX):
+    if is_public_dashboard_path(path):
         return True
     if not has_cookie(scope, token):
         return False
