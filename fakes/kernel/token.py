@@ -33,7 +33,7 @@ def control_token_ok(token: str | None, scope: Scope) -> bool:
 def control_allowed(token: str | None, scope: Scope, path: str) -> bool:
     """Whether a request to the control path ``path`` may go on: no token is set, it carries the
     token, or the dashboard's cookie stands for it (fakes/kernel/dashboard/auth.py)."""
-    return token is None or same_token(bearer_of(scope), token) or dashboard_allows(scope, path, token)
+    return token is None or same_token(bearer_of(scope), token) or dashboard_allows(scope, path)
 
 
 async def control_unauthorized(scope: Scope, receive: Receive, send: Send) -> None:

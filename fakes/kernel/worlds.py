@@ -38,9 +38,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Message, Receive, Scope, Send
 
+from .access import ControlAccess
 from .clock import Clock, iso_ms
+from .dashboard.auth import DashboardSessions
 from .errors import ControlError, ServiceError, control_error_body
 from .http import json_response
+from .openapi import template_key
 from .token import control_allowed, control_unauthorized, is_public_dashboard_path
 
 #: the path segment that opens a world's base URL: ``/_w/<id>``
@@ -93,9 +96,11 @@ class WorldFake(Protocol):
     clock: Clock
     prefix: str
     control_token: str | None
+    access: ControlAccess
     worlds: Worlds[Any] | None
     world_id: str | None
     _owns_clock: bool
+    dashboard_sessions: DashboardSessions
 
     @property
     def app(self) -> WorldApp: ...
@@ -271,6 +276,8 @@ class Worlds(Generic[FakeT]):
         child.worlds = None  # no worlds inside a world
         child._owns_clock = True  # its clock is its own: resetting the world rewinds it
         child.world_id = world_id
+        child.dashboard_sessions = parent.dashboard_sessions  # one sign-in covers the fake and its worlds
+        child.access = parent.access
         return child
 
     # -- HTTP dispatch (called by FakeApp before anything else) --------------------------------
@@ -291,6 +298,10 @@ class Worlds(Generic[FakeT]):
             world_id, rest, mount = _header(scope) or "", path, ""
         control = rest == "/_fake" or rest.startswith("/_fake/")
         token = self.parent.control_token
+        refused = self.parent.access.refusal(scope, rest) if control else None
+        if refused is not None:  # a foreign Host or Origin, a form's body: before any world is made
+            await json_response(control_error_body(refused), refused.status)(scope, receive, send)
+            return
         if control and not control_allowed(token, scope, rest):
             await control_unauthorized(scope, receive, send)  # before any world is looked up or made
             return
@@ -359,13 +370,12 @@ class Worlds(Generic[FakeT]):
 
 #: kernel documents every fake serves to anyone (answered in a new world, they make none)
 PUBLIC_DOCUMENTS = frozenset({"/openapi.json"})
-_PARAMETER = re.compile(r"\{[^}]*\}")
 
 
 def _template(path: str) -> str:
     """A path template with its parameters unnamed (``/vod/{video_id}`` and ``/vod/{videoId}``
     alike), without a trailing slash."""
-    return _PARAMETER.sub("{}", path).rstrip("/") or "/"
+    return template_key("", path)[1].rstrip("/") or "/"
 
 
 def secured_operations(document: dict[str, Any]) -> dict[tuple[str, str], bool]:

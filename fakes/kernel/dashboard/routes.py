@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message
 from ..errors import ControlError
 from ..http import bearer_token, dumps, json_response
 from . import assets
-from .auth import has_cookie, same_token, set_cookie_header
+from .auth import has_session, same_token, sessions_of
 from .panels import Panel, error_panel
 
 #: the longest login form body read (a token of up to MAX_TOKEN characters, percent-encoded)
@@ -69,7 +69,7 @@ def _fake(request: Request) -> ShownFake:
 
 def signed_in(request: Request, token: str) -> bool:
     offered = bearer_token(request)
-    return (offered is not None and same_token(offered, token)) or has_cookie(request.scope, token)
+    return same_token(offered, token) or has_session(request.scope)
 
 
 def _html(body: bytes, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -82,11 +82,27 @@ def _login(message: str = "", status: int = 401, *, from_login: bool = False) ->
 
 
 def _enter(request: Request, token: str | None, location: str) -> Response:
-    """To the page (``location``, relative), with the cookie when there is a token."""
+    """To the page (``location``, relative), with a new session's cookie when there is a token."""
     headers = {"location": location, "cache-control": "no-store"}
-    if token is not None:
-        headers["set-cookie"] = set_cookie_header(token, secure=request.url.scheme == "https")
+    sessions = sessions_of(request.scope)
+    if token is not None and sessions is not None:
+        headers["set-cookie"] = sessions.set_cookie_header(sessions.open(), path=_base_path(request),
+                                                           secure=request.url.scheme == "https")
     return Response(b"", 303, headers)
+
+
+def _base_path(request: Request) -> str:
+    """The path of the fake's base as the browser sees it (its mount prefix, the gateway's
+    ``/<service>``; not a world's ``/_w/<id>``: the fake's worlds share its sessions), with a
+    trailing slash: the cookie's ``Path``."""
+    scope = request.scope
+    raw = scope.get("raw_path") or b""
+    path = str(scope["path"]).encode()
+    base = raw[:-len(path)].decode("latin-1") if path and raw.endswith(path) else ""
+    world = _fake(request).world_id
+    if world is not None and base.endswith(f"/_w/{world}"):
+        base = base[:-len(f"/_w/{world}")]
+    return base.rstrip("/") + "/"
 
 
 async def page(request: Request) -> Response:
