@@ -18,7 +18,9 @@ passes three checks before anything else, token or not:
   can send (``text/plain``, urlencoded, multipart) is refused with 415. The dashboard's login
   form is the one exception (its check is the Origin).
 
-Nothing here runs for the public API: clients of any name reach it as before.
+Nothing here runs for the public API (clients of any name reach it as before), nor for calls in
+process (``fake.client()``, ``local_app``: no browser can make them), which carry
+:data:`IN_PROCESS` in their scope.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from starlette.types import Scope
 
 from .errors import ControlError
 
+#: the scope entry of a request made in process (fakes/kernel/transport.py, ``Fake.local_app``)
+IN_PROCESS = "fakes.in_process"
 HOSTS_ENV = "FAKES_ALLOWED_HOSTS"
 ORIGINS_ENV = "FAKES_ALLOWED_ORIGINS"
 #: names every fake answers besides loopback and IP addresses: the in-process client's base URL,
@@ -151,13 +155,18 @@ class ControlAccess:
 
     def refusal(self, scope: Scope, path: str) -> ControlError | None:
         """Why a control-plane request to ``path`` (below the fake's base) is refused, or None."""
+        if scope.get(IN_PROCESS):
+            return None
         host = _header(scope, b"host")
         if not self.host_allowed(host):
             return ControlError(421, f"this fake does not serve the host {host!r}: its control plane answers "
                                      f"loopback names, IP addresses and the names in --allowed-hosts "
                                      f"({HOSTS_ENV}); add the name you reach it by there", code="unknown_host")
         origin = _header(scope, b"origin")
-        if origin is not None and not self.origin_allowed(origin, host):
+        # a same-origin form under a no-referrer policy (the dashboard's login) says "null": the
+        # browser's own Sec-Fetch-Site, which no page can set, tells it apart
+        if (origin is not None and not self.origin_allowed(origin, host)
+                and _header(scope, b"sec-fetch-site") != "same-origin"):
             return ControlError(403, f"a page of another origin ({origin}) may not use this fake's control plane; "
                                      f"allow it with --allowed-origins ({ORIGINS_ENV})", code="foreign_origin")
         if scope["method"] not in SAFE_METHODS and path not in FORM_PATHS:

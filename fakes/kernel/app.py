@@ -17,7 +17,7 @@ from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
 from . import requestlog
-from .access import ControlAccess
+from .access import IN_PROCESS, ControlAccess
 from .clock import Clock
 from .control import STATE_PATH
 from .errors import ControlError, ServiceError, control_error_body
@@ -140,7 +140,7 @@ class FakeApp:
         base = scope.get("root_path", "") + self.prefix
         raw: bytes = scope.get("raw_path") or path.encode("utf-8", "surrogateescape")
         inner = {**scope, "app": self.fake, "root_path": base, "path": base + path,
-                 "raw_path": base.encode("utf-8", "surrogateescape") + raw}
+                 "raw_path": base.encode("utf-8", "surrogateescape") + raw, IN_PROCESS: True}
         await self.handle(inner, receive, send, path)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
