@@ -58,12 +58,15 @@ def split_list(value: Iterable[str] | str | None) -> list[str]:
 
 def check_host_entry(entry: str) -> str:
     """One ``--allowed-hosts`` entry, lower case: a name, ``*.suffix``, ``*`` or an address."""
-    name = entry.strip().lower().rstrip(".")
-    bare = name[2:] if name.startswith("*.") else name
-    if name != "*" and (not bare or any(c in bare for c in "/:@ *[]?#") or bare.startswith(".")):
+    name = entry.strip().lower()
+    if name == "*":
+        return name
+    wildcard = name.startswith("*.")
+    bare = (name[2:] if wildcard else name).rstrip(".")
+    if not bare or any(c in bare for c in "/:@ *[]?#") or bare.startswith("."):
         raise ValueError(f"allowed host {entry!r} is not a host name (a name, *.domain, or *); "
                          "a port is not part of it")
-    return name
+    return ("*." if wildcard else "") + bare
 
 
 def check_origin_entry(entry: str) -> str:
