@@ -10,6 +10,13 @@ same rate limits, and a journal entry (``MCP /mcp/tools/<name>``).
 Cost: the SDK (over a second to import) and the server with its tool schemas (about 120 ms) are
 built once per process, on the first /mcp request of any fake (:mod:`.mcp_tools`); a fake that is
 never asked for MCP pays nothing. Each fake keeps its own SSE transport, sessions and keys.
+
+**Bounded.** The SDK answers each POSTed message ``202 Accepted`` at once and holds its answer
+until the stream carries it; a client that posts without reading its stream made the fake hold
+every answer (about 23 KiB for a ``tools/list``: 12,000 of them took 450 MB). The gate counts each
+session's requests whose answer has not gone out on its stream yet; past
+:data:`MAX_PENDING` a message is refused with 429 before the SDK sees it, and a session's count
+goes with the session when its stream closes (the SDK frees its answers then too).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import logging
 import re
 
+import orjson
 from starlette._utils import get_route_path
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,6 +35,10 @@ from .mcp_context import GATE_KEY, ToolHost
 
 log = logging.getLogger("fakes.enrichment")
 SESSION_ID = re.compile(rb"session_id=([0-9a-f]{32})")
+#: requests of one session whose answers may wait for its stream (a client reading its stream
+#: never comes near; one that does not read it is refused past this)
+MAX_PENDING = 32
+MESSAGE_EVENT = b"event: message"
 
 
 class McpGate:
@@ -36,6 +48,7 @@ class McpGate:
         self.fake = fake
         self._inner: ASGIApp | None = None
         self.sessions: dict[str, str] = {}   # session id (hex) -> api key
+        self.pending: dict[str, int] = {}    # session id -> requests whose answer has not gone out
 
     @property
     def inner(self) -> ASGIApp:
@@ -55,6 +68,9 @@ class McpGate:
                 message = {**message, "headers": [*message.get("headers", []), header]}
             await send(message)
 
+        if scope["type"] == "http" and scope["method"] == "POST":
+            await self._message(scope, receive, send_with_cost)
+            return
         if scope["type"] != "http" or get_route_path(scope).rstrip("/") != "/sse":
             await self.inner(scope, receive, send_with_cost)
             return
@@ -69,13 +85,21 @@ class McpGate:
         bound: list[str] = []
 
         async def send_binding(message: Message) -> None:
-            if not bound and message["type"] == "http.response.body":
-                found = SESSION_ID.search(message.get("body", b""))
-                if found:
-                    session = found.group(1).decode()
-                    self.sessions[session] = str(api_key)
-                    bound.append(session)
-            await send_with_cost(message)
+            answers = 0
+            if message["type"] == "http.response.body":
+                body = message.get("body", b"")
+                if not bound:
+                    found = SESSION_ID.search(body)
+                    if found:
+                        session = found.group(1).decode()
+                        self.sessions[session] = str(api_key)
+                        self.pending[session] = 0
+                        bound.append(session)
+                else:
+                    answers = body.count(MESSAGE_EVENT)
+            await send_with_cost(message)  # waits while the client does not read (flow control)
+            if answers and bound[0] in self.pending:  # gone out: they no longer wait in the fake
+                self.pending[bound[0]] = max(0, self.pending[bound[0]] - answers)
 
         answered: list[bool] = []  # the refusal's body went out whole
 
@@ -95,6 +119,51 @@ class McpGate:
         finally:
             for session in bound:
                 self.sessions.pop(session, None)
+                self.pending.pop(session, None)
+
+    async def _message(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A POSTed message of a session: refused past :data:`MAX_PENDING` waiting answers, else
+        handed to the SDK and counted (by its requests) once the SDK has accepted it."""
+        session = Request(scope).query_params.get("session_id", "")
+        waiting = self.pending.get(session)
+        if waiting is not None and waiting >= MAX_PENDING:
+            await json_response({"error": f"this session has {waiting} answers its event stream has not taken yet: "
+                                          "read the stream (GET /mcp/sse) before sending more"}, 429,
+                                {"Retry-After": "1", self.fake.settings.cost_header: "0"})(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left before its message ended
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = [False]
+
+        async def replay() -> Message:
+            if not replayed[0]:
+                replayed[0] = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        async def send_counting(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 202 and session in self.pending:
+                self.pending[session] += _requests_in(body)
+            await send(message)
+
+        await self.inner(scope, replay, send_counting)
+
+
+def _requests_in(body: bytes) -> int:
+    """JSON-RPC requests (a method and an id: they get an answer) in a message body."""
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return 0
+    items = parsed if isinstance(parsed, list) else [parsed]
+    return sum(1 for item in items if isinstance(item, dict) and "method" in item and "id" in item)
 
 
 __all__ = ["GATE_KEY", "McpGate"]

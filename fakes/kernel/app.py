@@ -17,6 +17,7 @@ from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
 from . import requestlog
+from .access import IN_PROCESS, ControlAccess
 from .clock import Clock
 from .control import STATE_PATH
 from .errors import ControlError, ServiceError, control_error_body
@@ -47,6 +48,9 @@ class ServedFake(requestlog.LoggedFake, Protocol):
 
     @property
     def control_token(self) -> str | None: ...
+
+    @property
+    def access(self) -> ControlAccess: ...
 
     @property
     def max_body_bytes(self) -> int: ...
@@ -136,7 +140,7 @@ class FakeApp:
         base = scope.get("root_path", "") + self.prefix
         raw: bytes = scope.get("raw_path") or path.encode("utf-8", "surrogateescape")
         inner = {**scope, "app": self.fake, "root_path": base, "path": base + path,
-                 "raw_path": base.encode("utf-8", "surrogateescape") + raw}
+                 "raw_path": base.encode("utf-8", "surrogateescape") + raw, IN_PROCESS: True}
         await self.handle(inner, receive, send, path)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
@@ -148,6 +152,10 @@ class FakeApp:
 
     # -- the control plane -------------------------------------------------------------------
     async def _control(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        refused = self.fake.access.refusal(scope, path)  # a foreign Host or Origin, a form's body
+        if refused is not None:
+            await json_response(control_error_body(refused), refused.status)(scope, receive, send)
+            return
         if not control_allowed(self.fake.control_token, scope, path):
             await control_unauthorized(scope, receive, send)
             return
@@ -257,11 +265,14 @@ class FakeApp:
         await send({"type": "http.response.start", "status": fault.status,
                     "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()
                                 if k.lower() not in FRAMING_HEADERS]  # framed by the fake: a wrong length hangs
-                    + [(b"content-length", str(len(raw)).encode())]})
+                    + [(b"content-length", str(len(raw)).encode()), FAULT_SANDBOX]})
         await send({"type": "http.response.body", "body": raw})
 
 
 BODILESS_STATUSES = frozenset({204, 304})
+#: a fault's body is the client's text on the fake's origin: a browser shows it without running
+#: anything (a sandbox with no origin of its own, nothing loaded); a rule's own policy adds to it
+FAULT_SANDBOX = (b"content-security-policy", b"sandbox; default-src 'none'")
 HEAD_REQUEST = "fakes.head"
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .. import registry
+from .access import check_host_entry, check_origin_entry, split_list
 from .clock import Clock, ClockError
 from .exchange import DEFAULT_BODY_BYTES
 from .http import ascii_int
@@ -75,6 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="manual | real | scaled:FACTOR (default real)")
     serve.add_argument("--control-token", default=_env("FAKES_CONTROL_TOKEN"),
                        help="require Authorization: Bearer TOKEN on /_fake/ calls")
+    serve.add_argument("--allowed-hosts", type=_hosts, default=_env("FAKES_ALLOWED_HOSTS", ""), metavar="NAMES",
+                       help="names the control plane answers besides loopback names, IP addresses, the services' "
+                            "names and --host: comma-separated, *.domain for subdomains, * for any (else 421; "
+                            "docs/hardening.md)")
+    serve.add_argument("--allowed-origins", type=_origins, default=_env("FAKES_ALLOWED_ORIGINS", ""),
+                       metavar="ORIGINS", help="browser origins (scheme://host[:port], comma-separated) that may "
+                                               "use the control plane besides the fake's own (else 403)")
     serve.add_argument("--prefix", action="append", default=_list_env("FAKES_PREFIXES"), metavar="SVC=/path",
                        help="mount a service under a path prefix (repeatable)")
     serve.add_argument("--set", action="append", default=[], metavar="SVC.KEY=VALUE", dest="settings",
@@ -251,6 +259,20 @@ def _journal_bytes(text: str) -> int:
     if not 0 <= value <= MAX_JOURNAL_BYTES:
         raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_JOURNAL_BYTES} bytes, got {value}")
     return value
+
+
+def _hosts(text: str) -> list[str]:
+    try:
+        return [check_host_entry(entry) for entry in split_list(text)]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _origins(text: str) -> list[str]:
+    try:
+        return [check_origin_entry(entry) for entry in split_list(text)]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _list_env(name: str) -> list[str]:

@@ -13,11 +13,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, Router
 
+from .access import ControlAccess
 from .app import FakeApp
 from .benchops import BenchOperation
 from .clock import Clock, ClockError
 from .control import control_routes
 from .dashboard import DASHBOARD_ROUTES, dashboard_paths
+from .dashboard.auth import DashboardSessions
 from .errors import ControlError, ServiceError
 from .exchange import redactor
 from .faults import FaultSet
@@ -121,6 +123,8 @@ class Fake:
         journal_body_bytes: int | None = None,
         journal_bytes: int | None = None,
         journal_keep_secrets: bool | None = None,
+        allowed_hosts: Iterable[str] | str | None = None,
+        allowed_origins: Iterable[str] | str | None = None,
         **settings: Any,
     ) -> None:
         self.seed = int(seed)
@@ -129,6 +133,8 @@ class Fake:
         self.clock = make_clock(clock, start_ms=start_ms)  # start_ms: of a clock of its own only
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.control_token = control_token or None
+        # the control plane's Host, Origin and body-type checks (fakes/kernel/access.py)
+        self.access = ControlAccess(allowed_hosts, allowed_origins, names=(self.name,))
         self.settings: Any = self.settings_class.resolve(self.name, kwargs=settings, cli=overrides)
         # headers and bodies kept per entry and per journal, credentials shown or not (docs/testing.md)
         body_bytes, total_bytes, keep_secrets = journal_settings(journal_body_bytes, journal_bytes,
@@ -157,6 +163,8 @@ class Fake:
         #: the worlds served besides this one (see :mod:`fakes.kernel.worlds`); None in a world
         self.worlds: Worlds[Fake] | None = Worlds(self, max_worlds=max_worlds, idle_expiry=world_idle_expiry)
         self.world_id: str | None = None  # set in a world: its id
+        #: the dashboard's signed-in browsers (shared with the worlds; fakes/kernel/dashboard/auth.py)
+        self.dashboard_sessions = DashboardSessions()
 
     # -- hooks for services ------------------------------------------------------------------
     def create_model(self) -> Model:

@@ -11,7 +11,9 @@ from typing import Any, Protocol
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .access import ControlAccess
 from .dashboard import gateway_index
+from .errors import control_error_body
 from .http import json_response
 from .token import control_allowed, control_unauthorized
 
@@ -28,17 +30,23 @@ class GatewayFake(Protocol):
     def control_token(self) -> str | None: ...
 
     @property
+    def access(self) -> ControlAccess: ...
+
+    @property
     def app(self) -> ASGIApp: ...
 
 
 class GatewayApp:
     """``control_token``: what the gateway's own ``/`` and ``/_fake/health`` need (default: the
-    fakes' token, which ``fakes serve`` gives all of them)."""
+    fakes' token, which ``fakes serve`` gives all of them). Its own routes answer the hosts and
+    origins its fakes' control planes answer (fakes/kernel/access.py), and every fake's name."""
 
     def __init__(self, fakes: Mapping[str, GatewayFake], control_token: str | None = None) -> None:
         self.fakes = fakes
         self.control_token = control_token or next(
             (fake.control_token for fake in fakes.values() if fake.control_token), None)
+        first = next(iter(fakes.values()), None)
+        self.access = ControlAccess(names=fakes) if first is None else first.access.with_names(fakes)
         # longest prefix first, so /api/mx wins over /api
         self.by_prefix = sorted(((fake.prefix, fake) for fake in fakes.values()), key=lambda p: -len(p[0]))
 
@@ -54,6 +62,10 @@ class GatewayApp:
             if path == prefix or path.startswith(prefix + "/"):
                 await candidate.app(scope, receive, send)
                 return
+        refused = self.access.refusal(scope, path)  # a foreign Host or Origin
+        if refused is not None:
+            await json_response(control_error_body(refused), refused.status)(scope, receive, send)
+            return
         allowed = control_allowed(self.control_token, scope, path)
         if path in ("/", "/_fake/health"):
             if not allowed:

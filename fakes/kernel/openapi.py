@@ -151,11 +151,20 @@ def secure_control_plane(document: dict[str, Any], *, control_token: bool) -> di
         schemes[CONTROL_SCHEME] = {"type": "http", "scheme": "bearer",
                                    "description": "the fake's control token (--control-token)"}
         requirement = [{CONTROL_SCHEME: []}]
-    for item in document.get("paths", {}).values():
-        for operation in item.values():
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
             if isinstance(operation, dict) and CONTROL_TAG in operation.get("tags", ()):
                 operation["security"] = requirement
+                _access_refusals(path, method, operation.setdefault("responses", {}))
     return document
+
+
+def _access_refusals(path: str, method: str, responses: dict[str, Any]) -> None:
+    """The refusals of the control plane's access checks (fakes/kernel/access.py), on every operation."""
+    responses.setdefault("421", _json(_ERROR, "a Host this fake does not serve (--allowed-hosts)"))
+    responses.setdefault("403", _json(_ERROR, "a browser's Origin other than the fake's own (--allowed-origins)"))
+    if method.lower() not in ("get", "head") and not path.endswith("/_fake/ui/login"):  # the login takes a form
+        responses.setdefault("415", _json(_ERROR, "a body declared as something other than JSON"))
 
 
 def _op(summary: str, responses: dict[str, Any], body: dict[str, Any] | None = None) -> dict[str, Any]:

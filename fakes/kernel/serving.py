@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import logging
 import os
 import signal
@@ -77,7 +78,7 @@ def make_fakes(
     prefixes: dict[str, str] | None = None, control_token: str | None = None, journal_size: int = 1000,
     silence_rules: Sequence[str] = (), max_worlds: int | None = DEFAULT_MAX_WORLDS,
     world_idle_expiry: float | None = None, body_caps: dict[str, Any] | None = None,
-    journal: dict[str, Any] | None = None,
+    journal: dict[str, Any] | None = None, access: dict[str, Any] | None = None,
 ) -> dict[str, Fake]:
     settings = settings or {}
     prefixes = prefixes or {}
@@ -91,6 +92,7 @@ def make_fakes(
                 seed=seed, clock=clock, prefix=prefixes.get(name, ""), control_token=control_token,
                 journal_size=journal_size, overrides=settings.get(name, {}), silence_rules=list(silence_rules),
                 max_worlds=max_worlds, world_idle_expiry=world_idle_expiry, **(body_caps or {}), **(journal or {}),
+                **(access or {}),
             )
         except SettingsError:
             raise
@@ -107,7 +109,17 @@ KERNEL_VARIABLES = frozenset({
     "FAKES_PREFIXES", "FAKES_JOURNAL_SIZE", "FAKES_MAX_WORLDS", "FAKES_WORLD_IDLE_EXPIRY", "FAKES_SILENCE_RULES",
     "FAKES_LOG_LEVEL", "FAKES_MAX_FAULT_LATENCY_MS", "FAKES_MAX_BODY_BYTES", "FAKES_MAX_CONTROL_BODY_BYTES",
     "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT", "FAKES_JOURNAL_BODY_BYTES",
-    "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS"})
+    "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS", "FAKES_ALLOWED_HOSTS", "FAKES_ALLOWED_ORIGINS"})
+
+
+def _host_name(host: str) -> list[str]:
+    """``--host`` when it is a name (an address is answered anyway): the control plane answers it."""
+    name = host.strip("[]").lower()
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return [name] if name else []
+    return []
 
 
 def check_setting_variables(environ: Mapping[str, str]) -> None:
@@ -160,7 +172,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                   "max_control_body_bytes": args.max_control_body_bytes,
                                   "max_state_bytes": args.max_state_bytes},
                        journal={"journal_body_bytes": args.journal_body_bytes, "journal_bytes": args.journal_bytes,
-                                "journal_keep_secrets": keep_secrets})
+                                "journal_keep_secrets": keep_secrets},
+                       access={"allowed_hosts": [*args.allowed_hosts, *_host_name(args.host)],
+                               "allowed_origins": args.allowed_origins})
     loaded = load_states(fakes, args.state, registry.service_names()) if args.state else []
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 

@@ -38,10 +38,13 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Message, Receive, Scope, Send
 
+from .access import ControlAccess
 from .clock import Clock, iso_ms
+from .dashboard.auth import DashboardSessions
 from .errors import ControlError, ServiceError, control_error_body
 from .http import json_response
-from .token import control_allowed, control_unauthorized
+from .openapi import template_key
+from .token import control_allowed, control_unauthorized, is_public_dashboard_path
 
 #: the path segment that opens a world's base URL: ``/_w/<id>``
 WORLD_SEGMENT = "/_w"
@@ -93,9 +96,11 @@ class WorldFake(Protocol):
     clock: Clock
     prefix: str
     control_token: str | None
+    access: ControlAccess
     worlds: Worlds[Any] | None
     world_id: str | None
     _owns_clock: bool
+    dashboard_sessions: DashboardSessions
 
     @property
     def app(self) -> WorldApp: ...
@@ -103,6 +108,8 @@ class WorldFake(Protocol):
     def import_state(self, state: dict[str, Any]) -> None: ...
 
     def error_body(self, err: ServiceError) -> dict[str, Any]: ...
+
+    def openapi_document(self) -> dict[str, Any]: ...
 
 
 #: the fake class whose worlds a registry holds (each world is one of its own class)
@@ -157,6 +164,7 @@ class Worlds(Generic[FakeT]):
         self._worlds: dict[str, World[FakeT]] = {}
         self._lock = threading.RLock()
         self._next_sweep = 0.0
+        self._secured_operations: dict[tuple[str, str], bool] | None = None  # read when first needed
 
     # -- Python API ----------------------------------------------------------------------------
     def get(self, world_id: str, *, create: bool = True, state: dict[str, Any] | None = None) -> FakeT:
@@ -268,6 +276,8 @@ class Worlds(Generic[FakeT]):
         child.worlds = None  # no worlds inside a world
         child._owns_clock = True  # its clock is its own: resetting the world rewinds it
         child.world_id = world_id
+        child.dashboard_sessions = parent.dashboard_sessions  # one sign-in covers the fake and its worlds
+        child.access = parent.access
         return child
 
     # -- HTTP dispatch (called by FakeApp before anything else) --------------------------------
@@ -287,7 +297,12 @@ class Worlds(Generic[FakeT]):
         else:
             world_id, rest, mount = _header(scope) or "", path, ""
         control = rest == "/_fake" or rest.startswith("/_fake/")
-        if control and not control_allowed(self.parent.control_token, scope, rest):
+        token = self.parent.control_token
+        refused = self.parent.access.refusal(scope, rest) if control else None
+        if refused is not None:  # a foreign Host or Origin, a form's body: before any world is made
+            await json_response(control_error_body(refused), refused.status)(scope, receive, send)
+            return
+        if control and not control_allowed(token, scope, rest):
             await control_unauthorized(scope, receive, send)  # before any world is looked up or made
             return
         try:
@@ -304,7 +319,8 @@ class Worlds(Generic[FakeT]):
         if world.confirmed:
             await child.app.handle(inner, receive, send, rest)
             return
-        # a new world: it exists only once a request to it is answered below 400 (docs/worlds.md)
+        # a new world: it exists only once a request to it that carries the world's credentials
+        # is answered below 400 (docs/worlds.md, "When a world is created")
         status = [0]
 
         async def send_watching(message: Message) -> None:
@@ -316,7 +332,33 @@ class Worlds(Generic[FakeT]):
         try:
             await child.app.handle(inner, receive, send_watching, rest)
         finally:
-            self._settle(world_id, world, status[0])
+            makes = self._makes_world(inner, rest, control, token) if 0 < status[0] < 400 else False
+            self._settle(world_id, world, status[0] if makes else 0)
+
+    def _makes_world(self, scope: Scope, rest: str, control: bool, token: str | None) -> bool:
+        """Whether a request answered below 400 carried the world's credentials: a control call
+        (with the token, when there is one; not the dashboard's public page shell), or, with a
+        token, a call of an operation the service's document secures (answered, so the service
+        accepted its credentials). A public document (``/openapi.json``, an open operation) never
+        makes a world; without a token any other answered request does, as anyone may make one."""
+        if control:
+            return not is_public_dashboard_path(rest)
+        if rest in PUBLIC_DOCUMENTS:
+            return False
+        if token is None:
+            return True
+        return self._secured(scope, rest)
+
+    def _secured(self, scope: Scope, rest: str) -> bool:
+        """Whether the operation that answered (its route, or for a mount the path) is one the
+        service's OpenAPI document secures (security requirements without an empty one)."""
+        if self._secured_operations is None:
+            self._secured_operations = secured_operations(self.parent.openapi_document())
+        method = scope["method"].lower()
+        route = scope.get("route")
+        templates = [_template(getattr(route, "path", ""))] if isinstance(route, Route) else []
+        templates.append(_template(rest))
+        return any(self._secured_operations.get((method, template), False) for template in templates)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, rest: str, status: int, message: str,
                       code: str) -> None:
@@ -324,6 +366,32 @@ class Worlds(Generic[FakeT]):
         control = rest == "/_fake" or rest.startswith("/_fake/")
         body = control_error_body(err) if control else self.parent.error_body(err)
         await json_response(body, status)(scope, receive, send)
+
+
+#: kernel documents every fake serves to anyone (answered in a new world, they make none)
+PUBLIC_DOCUMENTS = frozenset({"/openapi.json"})
+
+
+def _template(path: str) -> str:
+    """A path template with its parameters unnamed (``/vod/{video_id}`` and ``/vod/{videoId}``
+    alike), without a trailing slash."""
+    return template_key("", path)[1].rstrip("/") or "/"
+
+
+def secured_operations(document: dict[str, Any]) -> dict[tuple[str, str], bool]:
+    """(method, unnamed template) -> whether the document secures the operation: its security (or
+    the document's) names requirements, none of them empty (an empty one makes it optional)."""
+    default = document.get("security") or []
+    found: dict[tuple[str, str], bool] = {}
+    for path, item in (document.get("paths") or {}).items():
+        if not isinstance(item, dict):
+            continue
+        for method, operation in item.items():
+            if not isinstance(operation, dict):
+                continue
+            requirements = operation.get("security", default) or []
+            found[(method.lower(), _template(path))] = bool(requirements) and all(requirements)
+    return found
 
 
 def names_world(scope: Scope, path: str) -> bool:

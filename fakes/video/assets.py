@@ -12,6 +12,7 @@ there are a CDN's plain 404, without rate-limit headers (the CDN is not the API)
 
 from __future__ import annotations
 
+import html
 import math
 import os
 from collections.abc import Awaitable, Callable
@@ -88,7 +89,8 @@ def media_playlist(duration_s: float) -> str:
 
 
 def player_page(title: str, poster: str, source: str) -> str:
-    title = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    """The embed page; every value is escaped (the URLs carry the request's Host header)."""
+    title, poster, source = (html.escape(text, quote=True) for text in (title, poster, source))
     return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title></head>\n'
             f'<body style="margin:0"><video controls playsinline width="100%" height="100%" '
             f'poster="{poster}" src="{source}"></video></body></html>\n')

@@ -10,11 +10,13 @@ per-model temporary directory on disk, never into memory.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import shutil
 import tempfile
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -228,6 +230,28 @@ def apply(session: UploadSession | None, cr: ContentRange | None, size: int) -> 
     return UploadSession("part", total, [], parts)
 
 
+#: what a write into a full directory raises: no space left, a quota, a file past the size limit
+STORAGE_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def no_storage(detail: str) -> ServiceError:
+    """The 507 problem of an upload the fake has no room for (the request is not at fault)."""
+    return problem(507, "insufficient-storage", "The fake has nowhere to keep uploads.", detail=detail)
+
+
+@contextlib.contextmanager
+def storage_room() -> Iterator[None]:
+    """Turns a full temporary directory (``ENOSPC`` ...) met inside into the 507 problem."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in STORAGE_FULL:
+            raise
+        raise no_storage(f"the temporary directory is full ({exc.strerror}): free space in TMPDIR, give the "
+                         "container a larger tmpfs (--tmpfs /tmp:size=...), or set TMPDIR to a larger "
+                         "directory") from None
+
+
 class Storage:
     """Uploaded bytes of one model, in a temporary directory removed with the model."""
 
@@ -240,9 +264,8 @@ class Storage:
             try:
                 self._dir = tempfile.mkdtemp(prefix="fakes-video-")
             except OSError as exc:  # a read-only container without a tmpfs: say so, as a refusal
-                raise problem(507, "insufficient-storage", "The fake has nowhere to keep uploads.",
-                              detail=f"no writable temporary directory ({exc}): set TMPDIR to one, or give a "
-                                     "read-only container a tmpfs (--tmpfs /tmp)") from None
+                raise no_storage(f"no writable temporary directory ({exc}): set TMPDIR to one, or give a "
+                                 "read-only container a tmpfs (--tmpfs /tmp)") from None
             weakref.finalize(self, shutil.rmtree, self._dir, True)
         return self._dir
 
@@ -260,14 +283,20 @@ class Storage:
         return os.path.join(self.root, f"{video_id}.trial")
 
     def join_parts(self, video_id: str, parts: list[int]) -> str:
-        """Concatenate the parts in order into the source file (a streamed copy), removing them."""
+        """Concatenate the parts in order into the source file (a streamed copy), then remove them;
+        if the copy fails (a full directory), the parts stay and no source is left."""
         target = self.source_path(video_id)
-        with open(target, "wb") as out:
-            for part in parts:
-                path = self.part_path(video_id, part)
-                with open(path, "rb") as piece:
-                    shutil.copyfileobj(piece, out, 1024 * 1024)
-                os.remove(path)
+        try:
+            with open(target, "wb") as out:
+                for part in parts:
+                    with open(self.part_path(video_id, part), "rb") as piece:
+                        shutil.copyfileobj(piece, out, 1024 * 1024)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.remove(target)
+            raise
+        for part in parts:
+            os.remove(self.part_path(video_id, part))
         return target
 
     def discard(self, video_id: str) -> None:

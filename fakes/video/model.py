@@ -16,8 +16,11 @@ webhooks are subscribed, from its delivery thread.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
+import os
 import re
+import shutil
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -29,7 +32,7 @@ from fakes.kernel.verdicts import ClientRule
 from . import data, rules, state
 from .analytics import Analytics
 from .attachments import Attachments
-from .ingest import Storage, UploadSession
+from .ingest import Storage, UploadSession, storage_room
 from .live_rules import LiveRules
 from .live_streams import LiveStreams
 from .media_rules import MediaRules
@@ -249,9 +252,10 @@ class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
                     raise not_found("source")
                 if origin.uploaded_ms is None or origin.failed:
                     raise invalid_attribute("source", "the video to copy has no playable source")
+            copied = self._copy_file(origin) if origin is not None and origin.probe is not None else None
             video = self.new_video(project.project_id, fields)
             if origin is not None and origin.probe is not None:
-                self._copy_source(origin, video, video.created_ms)
+                self._copy_source(origin, video, video.created_ms, copied)
             return video
 
     def new_video(self, project_id: str, fields: dict[str, Any], at_ms: int | None = None) -> Video:
@@ -272,12 +276,24 @@ class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
         self.version += 1
         return video
 
-    def _copy_source(self, origin: Video, video: Video, now: int) -> None:
-        if self.storage.exists(origin.video_id):
-            with open(self.storage.source_path(origin.video_id), "rb") as src, \
-                    open(self.storage.source_path(video.video_id), "wb") as dst:
-                while chunk := src.read(1024 * 1024):
-                    dst.write(chunk)
+    def _copy_file(self, origin: Video) -> str | None:
+        """A copy of the origin's source file, made before the new video exists (a full directory
+        refuses the request with nothing created); None when it has no file."""
+        if not self.storage.exists(origin.video_id):
+            return None
+        copy = self.storage.trial_path(f"copy-{origin.video_id}")
+        with storage_room():
+            try:
+                shutil.copyfile(self.storage.source_path(origin.video_id), copy)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.remove(copy)
+                raise
+        return copy
+
+    def _copy_source(self, origin: Video, video: Video, now: int, copied: str | None) -> None:
+        if copied is not None:
+            os.replace(copied, self.storage.source_path(video.video_id))
         video.copied_from = origin.video_id
         assert origin.upload is not None
         video.upload = UploadSession("single", origin.upload.received_bytes, [(0, origin.upload.received_bytes - 1)])

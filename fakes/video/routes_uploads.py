@@ -19,7 +19,7 @@ from fakes.kernel.http import header_value, json_response, parse_query, read_jso
 
 from .endpoints import Api, choice, flag_all
 from .forms import read_file_to, remove_file
-from .ingest import parse_content_range
+from .ingest import parse_content_range, storage_room
 from .model import VideoModel
 from .projects import Project
 from .videos import atom
@@ -39,8 +39,9 @@ def routes(api: Api) -> list[BaseRoute]:
         path = model.storage.incoming_path(video_id, next(_attempts))
         flagged: list[Any] = []
         try:
-            form = await read_file_to(request, path, settings.max_upload_bytes)
-            video = model.finish_upload(project, video_id, cr, form.size, path, flagged)
+            with storage_room():  # a full temporary directory: the 507 problem, nothing accepted
+                form = await read_file_to(request, path, settings.max_upload_bytes)
+                video = model.finish_upload(project, video_id, cr, form.size, path, flagged)
         finally:
             remove_file(path)  # placed already if accepted
             flag_all(request, flagged)
@@ -61,9 +62,10 @@ def routes(api: Api) -> list[BaseRoute]:
         path = model.storage.incoming_path(token.token, next(_attempts))
         flagged: list[Any] = []
         try:
-            form = await read_file_to(request, path, settings.max_upload_bytes, allowed_fields=TOKEN_FIELDS)
-            named = form.fields.get("videoId") or None
-            video = model.token_upload(token, named, form.filename, cr, form.size, path, flagged)
+            with storage_room():
+                form = await read_file_to(request, path, settings.max_upload_bytes, allowed_fields=TOKEN_FIELDS)
+                named = form.fields.get("videoId") or None
+                video = model.token_upload(token, named, form.filename, cr, form.size, path, flagged)
         finally:
             remove_file(path)
             flag_all(request, flagged)

@@ -221,7 +221,7 @@ class UploadRules:
         video = self.new_video(token.project_id, {"title": title})
         try:
             video = self._finish(video, cr, size, path, flagged)
-        except ServiceError:
+        except (ServiceError, OSError):  # OSError: a full directory (the route's 507)
             self._unmake(video)
             self.video_count, self.version, self.summaries.count = counters
             raise

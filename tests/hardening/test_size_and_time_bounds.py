@@ -156,7 +156,7 @@ def served() -> Iterator[tuple[NotesFake, int]]:
 
 def test_a_declared_length_past_the_cap_is_refused_before_any_body_byte(served: tuple[NotesFake, int]) -> None:
     _, port = served
-    answer = _raw(port, b"PUT /_fake/state HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    answer = _raw(port, b"PUT /_fake/state HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                         b"Content-Length: 100000000\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
     assert b"connection: close" in answer.lower()
@@ -167,7 +167,7 @@ def test_a_chunked_body_is_counted_as_it_arrives(served: tuple[NotesFake, int]) 
     _, port = served
     chunk = b"%x\r\n%s\r\n" % (CAP, b"a" * CAP)
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(b"POST /notes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        sock.sendall(b"POST /notes HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n"
                      b"Content-Type: application/json\r\n\r\n" + chunk * 2)
         answer = _read_all(sock)  # the rest never needs to be sent: the fake answered and closed
     assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
@@ -175,7 +175,7 @@ def test_a_chunked_body_is_counted_as_it_arrives(served: tuple[NotesFake, int]) 
 
 def test_headers_sent_a_byte_at_a_time_are_cut_off(served: tuple[NotesFake, int]) -> None:
     _, port = served
-    request = b"GET /_fake/health HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 200 + b"\r\n\r\n"
+    request = b"GET /_fake/health HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 200 + b"\r\n\r\n"
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sent = 0
@@ -205,7 +205,7 @@ def test_a_body_that_stops_arriving_is_cut_off_and_journaled_408(served: tuple[N
     fake, port = served
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(b"POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        sock.sendall(b"POST /notes HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                      b"Content-Length: 1000\r\n\r\n{\"text\": \"")
         answer = _read_all(sock)
     assert time.monotonic() - started < 3
@@ -221,7 +221,7 @@ def test_a_slow_but_steady_body_is_not_cut_off(served: tuple[NotesFake, int]) ->
     _, port = served
     body = b'{"text": "' + b"a" * 100 + b'"}'
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(b"POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        sock.sendall(b"POST /notes HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                      b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body))
         for start in range(0, len(body), 20):  # 0.8 s in all, never 0.5 s idle
             sock.sendall(body[start:start + 20])
@@ -253,7 +253,7 @@ def test_forty_stalled_uploads_declaring_100_mb_hold_no_memory(served: tuple[Not
         for _ in range(40):
             sock = socket.create_connection(("127.0.0.1", port), timeout=5)
             sockets.append(sock)
-            sock.sendall(b"PUT /_fake/state HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n")
+            sock.sendall(b"PUT /_fake/state HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000000\r\n\r\n")
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 sock.sendall(b" " * 1_000_000)
         threads = [threading.Thread(target=lambda s=sock: answers.append(_read_all(s))) for sock in sockets]

@@ -22,7 +22,7 @@ def test_the_cap_answers_429_in_the_service_shape_and_a_deleted_world_frees_its_
     fake = make_root(service, max_worlds=2)
     with fake.serve() as base, httpx.Client(base_url=base) as http:
         assert http.get("/_w/one/_fake/health").status_code == 200
-        assert http.get("/openapi.json", headers={"X-Fake-World": "two"}).status_code == 200
+        assert http.get("/_fake/health", headers={"X-Fake-World": "two"}).status_code == 200
         refused = http.get("/_w/three/_fake/health")
         assert refused.status_code == 429
         assert "world cap" in refused.text and "2" in refused.text and "--max-worlds" in refused.text

@@ -7,7 +7,6 @@ relative, so it works below a prefix, in a world (``/_w/<id>/_fake/ui``) and thr
 
 from __future__ import annotations
 
-import hmac
 import json
 from typing import Any, Protocol
 from urllib.parse import parse_qs
@@ -20,7 +19,7 @@ from starlette.types import ASGIApp, Message
 from ..errors import ControlError
 from ..http import bearer_token, dumps, json_response
 from . import assets
-from .auth import has_cookie, set_cookie_header
+from .auth import has_session, same_token, sessions_of
 from .panels import Panel, error_panel
 
 #: the longest login form body read (a token of up to MAX_TOKEN characters, percent-encoded)
@@ -68,13 +67,9 @@ def _fake(request: Request) -> ShownFake:
     return fake
 
 
-def _same(offered: str, token: str) -> bool:
-    return hmac.compare_digest(offered.encode(), token.encode())
-
-
 def signed_in(request: Request, token: str) -> bool:
     offered = bearer_token(request)
-    return (offered is not None and _same(offered, token)) or has_cookie(request.scope, token)
+    return same_token(offered, token) or has_session(request.scope)
 
 
 def _html(body: bytes, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -87,11 +82,27 @@ def _login(message: str = "", status: int = 401, *, from_login: bool = False) ->
 
 
 def _enter(request: Request, token: str | None, location: str) -> Response:
-    """To the page (``location``, relative), with the cookie when there is a token."""
+    """To the page (``location``, relative), with a new session's cookie when there is a token."""
     headers = {"location": location, "cache-control": "no-store"}
-    if token is not None:
-        headers["set-cookie"] = set_cookie_header(token, secure=request.url.scheme == "https")
+    sessions = sessions_of(request.scope)
+    if token is not None and sessions is not None:
+        headers["set-cookie"] = sessions.set_cookie_header(sessions.open(), path=_base_path(request),
+                                                           secure=request.url.scheme == "https")
     return Response(b"", 303, headers)
+
+
+def _base_path(request: Request) -> str:
+    """The path of the fake's base as the browser sees it (its mount prefix, the gateway's
+    ``/<service>``; not a world's ``/_w/<id>``: the fake's worlds share its sessions), with a
+    trailing slash: the cookie's ``Path``."""
+    scope = request.scope
+    raw = scope.get("raw_path") or b""
+    path = str(scope["path"]).encode()
+    base = raw[:-len(path)].decode("latin-1") if path and raw.endswith(path) else ""
+    world = _fake(request).world_id
+    if world is not None and base.endswith(f"/_w/{world}"):
+        base = base[:-len(f"/_w/{world}")]
+    return base.rstrip("/") + "/"
 
 
 async def page(request: Request) -> Response:
@@ -100,7 +111,7 @@ async def page(request: Request) -> Response:
     if token is not None and not signed_in(request, token):
         if offered is None:
             return _login()
-        if not _same(offered, token):
+        if not same_token(offered, token):
             return _login("That is not this fake's control token.")
         return _enter(request, token, "ui")  # the cookie set, the token gone from the address bar
     if offered is not None:
@@ -119,7 +130,7 @@ async def login(request: Request) -> Response:
     if offered is None:
         return _login(f"Enter the control token (1 to {MAX_TOKEN} characters).", 400, from_login=True)
     token = _fake(request).control_token
-    if token is not None and not _same(offered, token):
+    if token is not None and not same_token(offered, token):
         return _login("That is not this fake's control token.", from_login=True)
     return _enter(request, token, "../ui")
 

@@ -25,6 +25,7 @@ from fakes.kernel.http import check_json_value, json_response
 from fakes.kernel.limits import limit_body, route_cap
 
 from .. import bodies
+from ..errors import Refusal
 from ..modelview import ModelView
 from ..served import fake_of
 from ..teams import Membership
@@ -175,24 +176,38 @@ def query_text(request: Request, name: str, default: str = "") -> str:
     return request.query_params.get(name, default)
 
 
+def refusal_error(refusal: Refusal) -> ServiceError:
+    """A guard's refusal of the call pipeline (the daily cap's 429, a deny rule's 403 ...) met by an
+    account route: the same status and body, in the relay's error shape."""
+    body = dict(refusal.body)
+    detail = body.pop("detail", "")
+    code = body.pop("error", "error")
+    return ServiceError(refusal.status, str(detail), code=str(code), headers=dict(refusal.headers), **body)
+
+
 def body_first(routes: list[BaseRoute]) -> list[BaseRoute]:
     """The routes, each taking a body reading it before anything else (as FastAPI does): a body past
-    the cap is the kernel's 413 whatever the path or the caller would be refused for."""
+    the cap is the kernel's 413 whatever the path or the caller would be refused for. A guard's
+    :class:`Refusal` raised on the way is answered as the refusal it is (never a 500)."""
     out: list[BaseRoute] = []
     for route in routes:
-        if isinstance(route, Route) and set(route.methods or ()) & {"POST", "PUT", "PATCH"}:
-            endpoint = route.endpoint
-
-            async def reads_first(request: Request, endpoint: Any = endpoint) -> Response:
-                await request.body()  # kept by the request: the handler's own read gets it again
-                response: Response = await endpoint(request)
-                return response
-
-            copy = Route(route.path, reads_first, methods=sorted(route.methods or ()), name=route.name)
-            cap = route_cap(route)
-            out.append(copy if cap is None else limit_body(copy, cap))
-        else:
+        if not isinstance(route, Route):
             out.append(route)
+            continue
+        reads = bool(set(route.methods or ()) & {"POST", "PUT", "PATCH"})
+
+        async def guarded(request: Request, endpoint: Any = route.endpoint, reads: bool = reads) -> Response:
+            if reads:
+                await request.body()  # kept by the request: the handler's own read gets it again
+            try:
+                response: Response = await endpoint(request)
+            except Refusal as refusal:
+                raise refusal_error(refusal) from None
+            return response
+
+        copy = Route(route.path, guarded, methods=sorted(route.methods or ()), name=route.name)
+        cap = route_cap(route)
+        out.append(copy if cap is None else limit_body(copy, cap))
     return out
 
 

@@ -43,7 +43,7 @@ def redact_argv(argv: list[str]) -> list[str]:
 
 
 def grant(acc: Accounts, member: Membership, name: str, argv: list[str], client: str,
-          check_cap: Any) -> dict[str, Any]:
+          check_guards: Any) -> dict[str, Any]:
     """treg ``grant_local_run``: the process material for one local run of a tool's CLI (the
     secret values its profile injects), audited; refused by the tool ACL, the member's local-run
     switch, the daily cap, or the profile's deny patterns (403, audited as a refusal)."""
@@ -56,7 +56,7 @@ def grant(acc: Accounts, member: Membership, name: str, argv: list[str], client:
     if member.role != "owner" and not member.local_run_enabled:
         raise ServiceError(403, "local execution is disabled for you — run on the server instead (`treg run "
                                 "--server`), or ask an admin to enable local runs for your account", code="forbidden")
-    check_cap(member)
+    check_guards(member, tool)  # treg: the team's deny rules on the tool's host, then the daily cap
     profile = tool.cli
     if not profile:
         raise ServiceError(409, f"the relay doesn't know how to inject credentials into {tool.name!r}. Add a \"cli\" "

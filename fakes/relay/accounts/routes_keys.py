@@ -4,6 +4,8 @@ provider table ``treg upload`` matches keys against (``/providers.json``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -58,8 +60,12 @@ async def grant(request: Request) -> Response:
     acc = accounts_of(request)
     from .. import callguard
 
+    def check_guards(member: Any, tool: Any) -> None:
+        callguard.check_deny(member, tool.host, "", "", tool.project_id)
+        callguard.check_member_cap(acc.model, member, acc.now())
+
     return ok(localrun.grant(acc, caller, request.path_params["name"], list(body.get("argv", [])), client_of(request),
-                         lambda m: callguard.check_member_cap(acc.model, m, acc.now())))
+                             check_guards))
 
 
 async def run_report(request: Request) -> Response:
