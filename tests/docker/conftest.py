@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -26,7 +26,16 @@ import pytest
 
 from fakes import registry
 from fakes.kernel.cli import build_parser, select_services
-from tests.support.serving import ROOT, VENV_BIN, clean_env, run
+from tests.support.serving import (
+    ROOT,
+    VENV_BIN,
+    clean_env,
+    fixed_ports,
+    fixed_ports_asked,
+    free_port,
+    free_port_block,
+    run,
+)
 
 from . import dockerfile
 from .context import context_files, copy_context
@@ -167,6 +176,29 @@ def served_ports(argv: Sequence[str], env: Mapping[str, str]) -> dict[int, str]:
         names = select_services(args.only)
     return {(args.port + offset if args.port is not None else registry.fake_class(name).default_port): name
             for offset, name in enumerate(names)}
+
+
+@contextlib.contextmanager
+def image_ports(argv: Sequence[str], env: Mapping[str, str]) -> Iterator[tuple[dict[str, str], dict[int, str]]]:
+    """The environment to run an image command under here, and {port: service} it then serves.
+
+    By default the command is moved to loopback and free ports (FAKES_HOST, FAKES_PORT or
+    FAKES_GATEWAY added to ``env``; the command itself passes no such flag), so the suite never
+    takes a shared runner's 8700-8705 or every interface. With FAKES_TEST_FIXED_PORTS=1 it runs
+    exactly as the image does, on the image's ports (serialised across xdist workers)."""
+    served = served_ports(argv, env)
+    if fixed_ports_asked():
+        with fixed_ports(list(served)):
+            yield dict(env), served
+        return
+    moved = {**env, "FAKES_HOST": "127.0.0.1"}
+    if list(served.values()) == ["gateway"]:
+        moved["FAKES_GATEWAY"] = str(free_port())
+    else:
+        moved["FAKES_PORT"] = str(free_port_block(len(served)))
+    relocated = served_ports(argv, moved)
+    assert list(relocated.values()) == list(served.values()), (served, relocated)
+    yield moved, relocated
 
 
 def cli_environment_variables() -> set[str]:
