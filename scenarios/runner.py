@@ -107,7 +107,7 @@ class Report:
         if self.world:
             lines.append(f"  ran in world {self.world!r}: the default world was not touched")
         elif self.clock_moved_s:
-            lines.append(f"  moved the fake's clock forward by {_duration(self.clock_moved_s)}")
+            lines.append(f"  moved the fake's clock forward by {duration_text(self.clock_moved_s)}")
         lines.append(f"{self.status.upper()}: {self.scenario}" + (f" - {self.message}" if self.message else ""))
         return "\n".join(lines)
 
@@ -335,8 +335,9 @@ def run_scenario(scenario: Scenario, client: httpx.Client, *, is_fake: bool | No
     return report
 
 
-def _duration(seconds: float) -> str:
-    """``90061`` -> ``"1 d 1 h 1 min 1 s"`` (whole units, largest first)."""
+def duration_text(seconds: float) -> str:
+    """``90061`` -> ``"1 d 1 h 1 min 1 s"`` (whole units, largest first): how a report says how far
+    a run moved the clock (docs/testing.md's table of scenarios uses the same words)."""
     parts, rest = [], int(seconds)
     for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60), ("s", 1)):
         if rest >= size:
