@@ -66,7 +66,8 @@ def test_the_effects_table_says_what_each_scenario_does(name: str) -> None:
     assert name in documented, f"docs/testing.md does not say what {name} creates: run {TOOL}, then describe it"
     creates, moved = documented[name]
     assert creates and creates != UNDESCRIBED, f"docs/testing.md: say what {name} creates"
-    assert moved == clock_moved(discover()[name]), f"docs/testing.md: {name} moves the clock by another amount: run {TOOL}"
+    assert moved == clock_moved(discover()[name]), (
+        f"docs/testing.md: {name} moves the clock by another amount: run {TOOL}")
 
 
 def test_the_effects_table_names_no_other_scenario() -> None:
