@@ -103,6 +103,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.name == "all":
         service = args.service or _fake_service(args.base_url, args.timeout, token)
         names = [name for name, scenario in scenarios.items() if scenario.service == service]
+        if not names:
+            raise UsageError(f"no scenario is for the service {service!r}; see `{args.prog} list`")
     else:
         names = [args.name]
     credentials = _credentials(args.credentials)

@@ -79,3 +79,8 @@ def test_the_runner_never_guesses_the_real_service() -> None:
                       base_url="http://service.example") as client:
         report = run_scenario(Scenario("guess", "notes", "", flow), client)
     assert report.status == "failed" and "is no fake" in report.message, report.render()
+
+
+def test_run_all_for_a_service_without_scenarios_is_an_error(not_a_fake: str) -> None:
+    result = scenarios_cli("run", "all", "--base-url", not_a_fake, "--real", "--service", "nope")
+    assert result.returncode == 2 and "no scenario is for the service 'nope'" in result.stderr, result.stderr
