@@ -5,6 +5,7 @@ image's command to loopback and free ports by default."""
 
 from __future__ import annotations
 
+import socket
 import sys
 import time
 
@@ -56,3 +57,13 @@ def test_the_image_command_is_moved_to_loopback_and_free_ports(monkeypatch: pyte
             assert env["FAKES_HOST"] == "127.0.0.1"
             assert ports and not set(ports) & set(DEFAULT_PORTS), ports
             assert list(ports.values()) == list(served_ports(command, {**image_env, **extra}).values())
+
+
+@pytest.mark.parametrize("address", [("0.0.0.0", 0), ("", 0), ("127.0.0.1", 8701), ("127.0.0.1", 8700)])
+def test_this_process_cannot_bind_a_wildcard_address_or_a_default_port(monkeypatch: pytest.MonkeyPatch,
+                                                                       address: tuple[str, int]) -> None:
+    monkeypatch.delenv(FIXED_PORTS_ENV, raising=False)
+    with socket.socket() as sock, pytest.raises(PermissionError, match=FIXED_PORTS_ENV):
+        sock.bind(address)  # tests/conftest.py's audit hook refuses it
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))  # loopback and a free port: fine
