@@ -21,6 +21,13 @@ EFFECTS = (f"<!-- scenario effects: the clock column is measured by {TOOL}; writ
 UNDESCRIBED = "(say what it creates)"
 
 
+def project_scenarios() -> dict[str, Scenario]:
+    """The scenarios of the project's own services (the page lists them; a service registered from
+    elsewhere, such as the notes template in tests/kernel/test_example_notes.py, is not on it)."""
+    return {name: scenario for name, scenario in discover().items()
+            if registry.SERVICES[scenario.service].startswith("fakes.")}
+
+
 def clock_moved(scenario: Scenario) -> str:
     """How far a run of ``scenario`` moves a fresh in-process fake's clock, as its report says."""
     cls = registry.fake_class(scenario.service)
@@ -32,7 +39,7 @@ def clock_moved(scenario: Scenario) -> str:
 
 
 def list_table() -> str:
-    rows = [f"| `{name}` | {scenario.service} | {scenario.summary} |" for name, scenario in discover().items()]
+    rows = [f"| `{name}` | {scenario.service} | {scenario.summary} |" for name, scenario in project_scenarios().items()]
     return "\n".join(["| scenario | service | flow |", "|---|---|---|", *rows])
 
 
@@ -60,23 +67,23 @@ def test_the_scenario_list_is_the_codes() -> None:
     assert section(LIST) == list_table(), f"docs/testing.md lists other scenarios than the code: run {TOOL}"
 
 
-@pytest.mark.parametrize("name", list(discover()))
+@pytest.mark.parametrize("name", list(project_scenarios()))
 def test_the_effects_table_says_what_each_scenario_does(name: str) -> None:
     documented = documented_effects()
     assert name in documented, f"docs/testing.md does not say what {name} creates: run {TOOL}, then describe it"
     creates, moved = documented[name]
     assert creates and creates != UNDESCRIBED, f"docs/testing.md: say what {name} creates"
-    assert moved == clock_moved(discover()[name]), (
+    assert moved == clock_moved(project_scenarios()[name]), (
         f"docs/testing.md: {name} moves the clock by another amount: run {TOOL}")
 
 
 def test_the_effects_table_names_no_other_scenario() -> None:
-    assert set(documented_effects()) <= set(discover()), "docs/testing.md describes a scenario that is gone"
+    assert set(documented_effects()) <= set(project_scenarios()), "docs/testing.md describes a scenario that is gone"
 
 
 def write_tables() -> None:
     text = PAGE.read_text()
-    measured = {name: clock_moved(scenario) for name, scenario in discover().items()}
+    measured = {name: clock_moved(scenario) for name, scenario in project_scenarios().items()}
     for marks, table in ((LIST, list_table()), (EFFECTS, effects_table(measured))):
         head, rest = text.split(marks[0], 1)
         _, tail = rest.split(marks[1], 1)
