@@ -5,6 +5,10 @@ Against a fake, each scenario runs in a fresh world of its own (``<base URL>/_w/
 state and clock), deleted afterwards, so a shared server's other users see nothing of it;
 ``--world ID`` runs in (and keeps) a named world, ``--no-world`` in the world the base URL points
 to (the scenario then creates its own member or key there, and moves that world's clock).
+
+The target is a fake unless the user says ``--real``: a URL that cannot be reached, or that
+answers but is no fake, is one line on stderr and exit status 2, never a run "against the real
+service". A run in which every scenario skipped exits 1 unless ``--allow-skips``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import argparse
 import json
 import os
 import secrets
+import socket
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -40,7 +45,10 @@ def build_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
     run.add_argument("--base-url", required=True, help="the service's base URL (a fake's or the real one)")
     run.add_argument("--credentials", nargs="*", default=[], metavar="KEY=VALUE",
                      help="credentials for a real service (or @file.json)")
-    run.add_argument("--real", action="store_true", help="treat the target as the real service")
+    run.add_argument("--real", action="store_true",
+                     help="the target is the real service (never guessed: without it the target must be a fake)")
+    run.add_argument("--allow-skips", action="store_true",
+                     help="exit 0 when every scenario skipped (by default a run that ran nothing fails)")
     run.add_argument("--json", action="store_true",
                      help="print JSON: one run's report, or for 'all' one document with every report")
     run.add_argument("--timeout", type=float, default=100.0, help="HTTP timeout in seconds")
@@ -84,12 +92,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.name != "all" and args.name not in scenarios:
         raise UsageError(f"unknown scenario {args.name!r}; see `{args.prog} list`")
     token = args.control_token
-    is_fake = False if args.real else _probe(args.base_url, args.timeout, token)
+    if args.name == "all" and args.real and not args.service:
+        raise UsageError("with 'all' against a real service, say which one: --service NAME")
+    # the target is the real service only when the user says so; otherwise it must be a fake
+    is_fake = not args.real
+    if args.real:
+        _reachable(args.base_url, args.timeout)
+    else:
+        _require_fake(args.base_url, args.timeout, token)
     if args.name == "all":
-        service = args.service or (_fake_service(args.base_url, args.timeout, token) if is_fake else None)
-        if service is None:
-            raise UsageError("with 'all' against a real service, say which one: --service NAME")
+        service = args.service or _fake_service(args.base_url, args.timeout, token)
         names = [name for name, scenario in scenarios.items() if scenario.service == service]
+        if not names:
+            raise UsageError(f"no scenario is for the service {service!r}; see `{args.prog} list`")
     else:
         names = [args.name]
     credentials = _credentials(args.credentials)
@@ -113,7 +128,17 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(report.render(), flush=True)
     if args.json:
         print(json.dumps(_json_document(args.name, reports), indent=2), flush=True)
-    return 1 if any(report.status == "failed" for report in reports) else 0
+    if any(report.status == "failed" for report in reports):
+        return 1
+    if reports and all(report.status == "skipped" for report in reports) and not args.allow_skips:
+        print(f"scenarios: error: nothing ran: {_count(len(reports), 'scenario')} skipped "
+              "(pass what they need, or --allow-skips to accept a run that checked nothing)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _count(number: int, noun: str) -> str:
+    return f"the {noun}" if number == 1 else f"all {number} {noun}s"
 
 
 def _json_document(name: str, reports: list[Report]) -> dict[str, Any]:
@@ -121,7 +146,8 @@ def _json_document(name: str, reports: list[Report]) -> dict[str, Any]:
     if name != "all":
         return reports[0].to_dict()
     counts = {status: sum(r.status == status for r in reports) for status in ("passed", "failed", "skipped")}
-    return {"status": "failed" if counts["failed"] else "passed", **counts,
+    status = "failed" if counts["failed"] else "passed" if counts["passed"] else "skipped"
+    return {"status": status, **counts,
             "reports": [report.to_dict() for report in reports]}
 
 
@@ -129,19 +155,43 @@ def _auth(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def _probe(base_url: str, timeout: float, token: str | None) -> bool:
-    """Is the target a fake? A fake that wants a control token we do not have is a usage error."""
+def _require_fake(base_url: str, timeout: float, token: str | None) -> None:
+    """The target must be a fake: reachable, and answering ``GET /_fake/health`` as one. Anything
+    else is one line naming the URL (a real service is the user's call: ``--real``)."""
     with httpx.Client(base_url=base_url, timeout=timeout) as client:
         if is_fake_target(client, token):
-            return True
+            return
         try:
             answer = client.get("/_fake/health", headers=_auth(token))
-        except httpx.HTTPError:
-            return False
+        except httpx.HTTPError as exc:
+            raise UsageError(f"cannot reach {base_url}: {_reason(exc)}") from None
     if answer.status_code == 401 and "control token" in answer.text:
         raise UsageError("this fake was started with a control token: pass --control-token TOKEN "
                          "(or set FAKES_CONTROL_TOKEN)" if not token else "the fake refused this control token")
-    return False
+    raise UsageError(f"{base_url} is no fake (GET /_fake/health answered {answer.status_code}); to run against "
+                     "the real service say so: --real (with --credentials)")
+
+
+def _reachable(base_url: str, timeout: float) -> None:
+    """The real service's host accepts a connection (no request is sent: a real call may cost)."""
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--base-url must be an http:// or https:// URL, got {base_url!r}")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        socket.create_connection((parts.hostname, port), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot reach {base_url}: {_reason(exc)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    """A transport error in a few words (httpx nests the socket's reason)."""
+    while exc.__context__ is not None and not str(exc):
+        exc = exc.__context__
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, ConnectionRefusedError) or "Connection refused" in text:
+        return "connection refused (nothing listens there)"
+    return text.splitlines()[0]
 
 
 def _fake_service(base_url: str, timeout: float, token: str | None) -> str:

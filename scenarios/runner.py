@@ -15,9 +15,10 @@ Writing a scenario is one file in this package that defines ``SCENARIO``::
 
     SCENARIO = Scenario(name="thing-sync", service="thing", summary="...", flow=flow)
 
-Against a fake (detected by ``GET /_fake/health``) the scenario creates what it needs through
-the control plane and moves the virtual clock; against the real service it takes credentials
-from the user and polls in real time with a deadline. ``run.check`` stops the scenario at the
+Against a fake (one that answers ``GET /_fake/health``) the scenario creates what it needs
+through the control plane and moves the virtual clock; against the real service (only when the
+caller says so: ``is_fake=False``, ``--real``) it takes credentials from the user and polls in
+real time with a deadline. ``run.check`` stops the scenario at the
 first broken promise; the report lists every step, request and check.
 """
 
@@ -106,7 +107,7 @@ class Report:
         if self.world:
             lines.append(f"  ran in world {self.world!r}: the default world was not touched")
         elif self.clock_moved_s:
-            lines.append(f"  moved the fake's clock forward by {_duration(self.clock_moved_s)}")
+            lines.append(f"  moved the fake's clock forward by {duration_text(self.clock_moved_s)}")
         lines.append(f"{self.status.upper()}: {self.scenario}" + (f" - {self.message}" if self.message else ""))
         return "\n".join(lines)
 
@@ -309,11 +310,19 @@ def run_scenario(scenario: Scenario, client: httpx.Client, *, is_fake: bool | No
                  credentials: dict[str, str] | None = None, control_token: str | None = None,
                  world: str = "") -> Report:
     """Run ``scenario`` through ``client`` (whose base URL is the target's); ``control_token``
-    for a fake started with one; ``world`` names the world the base URL points into (report only)."""
-    if is_fake is None:
-        is_fake = is_fake_target(client, control_token)
-    report = Report(scenario.name, str(client.base_url), "fake" if is_fake else "real", world=world)
-    run = Run(client, is_fake=is_fake, credentials=credentials, report=report, control_token=control_token)
+    for a fake started with one; ``world`` names the world the base URL points into (report only).
+
+    ``is_fake=False`` runs against the real service; None (the default) requires a fake and fails
+    the run when the target does not answer ``GET /_fake/health`` as one: a failed probe never
+    turns a run into a run against "the real service"."""
+    target_is_fake = is_fake_target(client, control_token) if is_fake is None else is_fake
+    report = Report(scenario.name, str(client.base_url), "fake" if is_fake is not False else "real", world=world)
+    if not target_is_fake and is_fake is None:
+        report.status = "failed"
+        report.message = (f"{client.base_url} is no fake (GET /_fake/health): pass is_fake=False to run against "
+                          "the real service")
+        return report
+    run = Run(client, is_fake=target_is_fake, credentials=credentials, report=report, control_token=control_token)
     try:
         run.mark_start()
         scenario.flow(run)
@@ -326,8 +335,9 @@ def run_scenario(scenario: Scenario, client: httpx.Client, *, is_fake: bool | No
     return report
 
 
-def _duration(seconds: float) -> str:
-    """``90061`` -> ``"1 d 1 h 1 min 1 s"`` (whole units, largest first)."""
+def duration_text(seconds: float) -> str:
+    """``90061`` -> ``"1 d 1 h 1 min 1 s"`` (whole units, largest first): how a report says how far
+    a run moved the clock (docs/testing.md's table of scenarios uses the same words)."""
     parts, rest = [], int(seconds)
     for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60), ("s", 1)):
         if rest >= size:

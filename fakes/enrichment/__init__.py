@@ -1,4 +1,4 @@
-"""Company and person enrichment fake: a NinjaPear lookalike (seed 001, part A).
+"""Company and person enrichment fake: a NinjaPear lookalike (docs/services/enrichment.md).
 
 Credits in exact tenths with a cost header on every response, plans (trial, pay-as-you-go packs,
 four subscriptions), per-account rate limits on the virtual clock, a generated world keyed by

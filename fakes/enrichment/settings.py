@@ -1,4 +1,4 @@
-"""Settings of the enrichment fake; defaults are the seed's values (seed 001, part A).
+"""Settings of the enrichment fake; defaults are the contract's values (docs/services/enrichment.md).
 
 Where the real service (NinjaPear) differs from the seed, the seed is the default and the real
 behaviour is a setting away: ``cost_header="X-NinjaPear-Credit-Cost"``,

@@ -1,4 +1,5 @@
-"""Client rules of the filings API: what a client must do, from the seed and reference.
+"""Client rules of the filings API: what a client must do, each citing FinancialReports' public
+documentation (or the frameworks it runs on, or this project's docs page).
 
 Flagged by the routes (:mod:`.routes`; the quota rule comes from the key's model, which appends
 ``(rule, detail)`` to the list the route hands it). Listed in :attr:`FilingsFake.client_rules`;
@@ -15,19 +16,22 @@ WALKING_EVERY_PAGE = ClientRule(
     "filings/walking-every-page", "warning",
     "Filter (company, type, date, country, industry, identifiers) instead of walking an unfiltered list page by "
     "page: past walk_page_limit pages every call spends the yearly allowance on data the client could select.",
-    "seed 000 B, What the service does: companies and filings 'can be filtered'; Limits: Free 100 calls a year")
+    "https://financialreports.eu/developers/reference/ (GET /filings/ and /companies/ take filters: company, "
+    "type, dates, countries, industry, identifiers); docs/services/filings.md#paging-errors-tiers-and-quotas (a "
+    "key's calls are a yearly quota: a free key's 100)")
 CALLS_AFTER_QUOTA_REFUSAL = ClientRule(
     "filings/calls-after-quota-refusal", "error",
     "Once a key's allowance is used up (429 with Retry-After), calls before the reset are refused again: back "
     "off until Retry-After or upgrade the plan (exceeding the free tier).",
-    "seed 000 B, Limits: 'Free: 100 API calls per year'; real-apis.md B (line 137): 429 quota_limit_exceeded, "
-    "Retry-After in seconds")
+    "https://docs.financialreports.eu/ (Rate Limiting & Quotas: a plan's quota, and a 429 naming the limit "
+    "that was hit); docs/services/filings.md#paging-errors-tiers-and-quotas (429 quota_limit_exceeded with "
+    "Retry-After in seconds)")
 UNSUPPORTED_FILTER = ClientRule(
     "filings/unsupported-filter", "warning",
     "The request uses a real filter this fake does not model (e.g. min_confidence, cursor); it was ignored, so "
     "the answer is not narrowed the way the real service would narrow it.",
-    "real-apis.md B (line 131): the real /filings/ parameters; docs/services/filings.md: unmodelled filters are "
-    "accepted and ignored")
+    "https://financialreports.eu/developers/reference/ (List Filings: the real parameters); "
+    "docs/services/filings.md#filters-of-filings (the ones the fake does not model are accepted and ignored)")
 
 LENIENT_INPUT = ClientRule(
     "filings/lenient-input", "warning",
@@ -35,8 +39,10 @@ LENIENT_INPUT = ClientRule(
     "than refuse: an empty filter value (ignored), an ordering term that names no orderable field (dropped; none "
     "left: the default order), a page_size above the maximum (cut to it). The fake answered as the service does; "
     "the client probably did not mean it.",
-    "real-apis.md B (line 127): DRF page-number paging; the official client's filters (financial-reports-"
-    "generated-client 1.4.146): DRF ignores an invalid ordering and cuts page_size; django-filter skips empty values")
+    "https://www.django-rest-framework.org/api-guide/pagination/#pagenumberpagination (page_size is cut to "
+    "max_page_size); https://www.django-rest-framework.org/api-guide/filtering/#orderingfilter (an ordering "
+    "term naming no orderable field is dropped); https://django-filter.readthedocs.io/ (an empty value leaves "
+    "the filter out); docs/services/filings.md#paging-errors-tiers-and-quotas")
 
 RULES = (WALKING_EVERY_PAGE, CALLS_AFTER_QUOTA_REFUSAL, UNSUPPORTED_FILTER, LENIENT_INPUT)
 

@@ -20,7 +20,9 @@ class FilingsSettings(FakeSettings):
     api_key_header: str = field(default="X-API-Key", metadata={
         "help": "header carrying the API key (the official client's; Authorization: Bearer <key> also works)"})
     default_page_size: int = field(default=50, metadata={"help": "page size when the request gives none"})
-    max_page_size: int = field(default=100, metadata={"help": "largest accepted page_size (more is a 400)"})
+    max_page_size: int = field(default=100, metadata={
+        "help": "largest page_size a page holds: a larger one is cut to it (200, as Django REST framework does) and "
+                "breaks the warning filings/lenient-input"})
     free_quota: int = field(default=100, metadata={"help": "calls a year of a free key (seed: 100)"})
     standard_quota: int = field(default=0, metadata={"help": "calls a year of a standard key; 0 = unlimited"})
     level2_quota: int = field(default=0, metadata={"help": "calls a year of a level2 key; 0 = unlimited"})

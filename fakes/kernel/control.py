@@ -79,9 +79,22 @@ async def health(request: Request) -> Response:
 
 
 async def reset(request: Request) -> Response:
+    """Back to the seeded state; verdicts stay (they judge the client) unless the body asks
+    ``{"verdicts": true}``: then they go too, in the same call (docs/verdicts.md)."""
     fake = fake_of(request)
+    body = await read_json_object(request, error=ControlError)
+    unknown = sorted(set(body) - {"verdicts"})
+    if unknown:
+        raise ControlError(400, f"reset takes only {{\"verdicts\": true|false}}, not {unknown[0]!r}",
+                           code="invalid_reset", field=unknown[0])
+    clear_verdicts = body.get("verdicts", False)
+    if not isinstance(clear_verdicts, bool):
+        raise ControlError(400, "verdicts must be true or false", code="invalid_reset", field="verdicts")
     fake.reset()
-    return json_response({"service": fake.name, "status": "reset", "clock": fake.clock.describe()})
+    if clear_verdicts:
+        fake.clear_verdicts()
+    return json_response({"service": fake.name, "status": "reset", "verdicts_cleared": clear_verdicts,
+                          "clock": fake.clock.describe()})
 
 
 async def clock(request: Request) -> Response:

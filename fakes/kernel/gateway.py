@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .access import ControlAccess
-from .dashboard import gateway_index
+from .dashboard import GATEWAY_ROOT, gateway_index
 from .errors import control_error_body
 from .http import json_response
 from .token import control_allowed, control_unauthorized
@@ -60,6 +60,7 @@ class GatewayApp:
         path: str = scope["path"]
         for prefix, candidate in self.by_prefix:
             if path == prefix or path.startswith(prefix + "/"):
+                scope[GATEWAY_ROOT] = "/"  # the fake's dashboard links back to this port's list
                 await candidate.app(scope, receive, send)
                 return
         refused = self.access.refusal(scope, path)  # a foreign Host or Origin

@@ -181,7 +181,13 @@ def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS, servi
         "/_fake/health": {"get": _op("Liveness: the service name and ok", {"200": _json({
             "type": "object", "properties": {"service": {"type": "string"}, "status": {"const": "ok"}},
             "required": ["service", "status"]})})},
-        "/_fake/reset": {"post": _op("Back to the initial seeded state, clock included", {"200": _json(obj)})},
+        "/_fake/reset": {"post": {
+            **_op("Back to the initial seeded state, clock included; verdicts too with {\"verdicts\": true}",
+                  {"200": _json(obj), "400": _json(_ERROR, "bad body")}),
+            "requestBody": {"required": False, "content": {"application/json": {"schema": {
+                "type": "object", "additionalProperties": False, "properties": {
+                    "verdicts": {"type": "boolean", "default": False,
+                                 "description": "also forget the verdicts (they survive a reset by default)"}}}}}}}},
         "/_fake/clock": {
             "get": _op("The virtual clock", {"200": _json(_CLOCK)}),
             "post": _op("Move the clock forward", {"200": _json(_CLOCK), "400": _json(_ERROR, "bad body"),

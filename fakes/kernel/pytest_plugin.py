@@ -22,7 +22,7 @@ broken at the end of the report (see docs/verdicts.md).
 
 ``--fakes-port-range 20000-20999`` (``FAKES_PORT_RANGE``, the ini option ``fakes_port_range``) puts
 the ``NAME_url`` and ``NAME_world_url`` servers on ports of that range (CI runners whose firewall
-opens a range only).
+opens a range only); a bad range (reversed, outside 1-65535) stops the session at its start.
 """
 
 from __future__ import annotations
@@ -106,6 +106,9 @@ def serve_in_range(fake: Fake, ports: range | None) -> Iterator[str]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # a bad range (reversed, out of 1-65535, not numbers) is one usage error at the start, not a
+    # failure of every test that asks for a URL fixture
+    port_range(config)
     config.addinivalue_line(
         "markers", "fake_settings(service, **settings): settings of that service's NAME_fake and NAME_world fixtures")
     config.addinivalue_line(

@@ -1,4 +1,4 @@
-"""Member data export fake: a LinkedIn DMA portability API lookalike (seed 000, part A).
+"""Member data export fake: a LinkedIn DMA portability API lookalike (docs/services/member-export.md).
 
 Consent starts archiving and the per-domain snapshot builds; snapshot pages end with a 404
 "No data found"; the changelog keeps 28 days of the member's actions, queried with an inclusive

@@ -1,4 +1,4 @@
-"""The call relay fake (seed 001, part B; the real relay is treg): one token in front of about
+"""The call relay fake (docs/services/relay.md; the real relay is treg): one token in front of about
 2,900 catalogued endpoints of about 60 providers, a prepaid balance in integer micro-USD, the
 credential ladder, idempotency, saturation, a web firewall, simulated upstreams answered in process
 (never the network), plain-text indexes and an MCP connector. See docs/services/relay.md.

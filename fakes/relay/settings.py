@@ -1,4 +1,4 @@
-"""Settings of the call relay fake; defaults are the seed's values (part B of seed 001).
+"""Settings of the call relay fake; defaults are the contract's values (docs/services/relay.md).
 
 Where the real relay (treg) differs, the seed's behaviour is the default and the real one is a
 setting away: ``header_prefix="X-Treg"`` gives the real header names (and ``treg.`` routed ids),

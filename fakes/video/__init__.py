@@ -1,4 +1,4 @@
-"""Video fake: an api.video lookalike (seed 002) with the sandbox's 30-second limit and 24-hour deletion.
+"""Video fake: an api.video lookalike (docs/services/video.md) with the sandbox's 30-second limit and 24-hour deletion.
 
 Projects with a sandbox and a production key; videos created as objects, their files really
 received (streamed to disk, probed with mutagen), encoded on the virtual clock quality by quality,

@@ -36,7 +36,7 @@ CHROMIUM = os.environ.get("FAKES_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOT_ENV = "FAKES_SCREENSHOT_DIR"
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT = {"width": 1400, "height": 900}
 #: how long the page may take to show what changed: it polls every second (journal, clock,
 #: verdicts) or every other second (panels, faults, worlds)
 SHOWN_WITHIN_MS = 2500
@@ -125,6 +125,75 @@ def loaded(board: Dashboard) -> None:
     Waits use locators, not ``wait_for_function``: a string predicate is evaluated with ``eval``,
     which the page's Content-Security-Policy forbids (rightly)."""
     expect(board.page.locator("#service")).not_to_have_text("…", timeout=PANELS_WITHIN_MS)
+
+
+#: the widths the layout is checked and photographed at: a laptop's, and a small one's
+WIDTHS = (1400, 1024)
+
+#: every table cell of the page whose text breaks onto a new line between two letters or digits
+#: ("de|let|e", "stand|ard", "1|2"): a cell may wrap at spaces and after punctuation, never inside a
+#: word; and whether the page itself is wider than the window (a table must scroll in its card)
+LAYOUT_PROBLEMS = """() => {
+  const problems = [];
+  for (const cell of document.querySelectorAll("table td, table th")) {
+    if (!cell.getClientRects().length) continue;  // not shown
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent;
+      let previous = null;
+      for (let i = 0; i < text.length; i += 1) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (/\\s/.test(text[i])) {  // a space (collapsed or not) is where a line may end
+          if (previous) previous.ch = " ";
+          continue;
+        }
+        if (!rect || !rect.width) continue;
+        if (previous && rect.top >= previous.bottom - 1 && /\\w/.test(previous.ch) && /\\w/.test(text[i])) {
+          const table = cell.closest("section");
+          problems.push(`${table ? table.dataset.title || table.id : "?"}: ${JSON.stringify(text)} breaks between `
+            + `${JSON.stringify(text.slice(0, i))} and ${JSON.stringify(text.slice(i))}`);
+          break;
+        }
+        previous = { ch: text[i], bottom: rect.bottom };
+      }
+    }
+  }
+  const width = document.documentElement.scrollWidth;
+  if (width > window.innerWidth) problems.push(`the page is ${width} px wide in a ${window.innerWidth} px window`);
+  return problems;
+}"""
+
+#: the average colour of an <img> drawn on a canvas, and how far its pixels spread: a black or empty
+#: picture has a spread of 0
+PICTURE_COLOURS = """img => {
+  const canvas = document.createElement("canvas");
+  canvas.width = img.naturalWidth;
+  canvas.height = img.naturalHeight;
+  const context = canvas.getContext("2d");
+  context.drawImage(img, 0, 0);
+  const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+  let sum = 0, low = 255, high = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    const grey = (data[i] + data[i + 1] + data[i + 2]) / 3;
+    sum += grey; low = Math.min(low, grey); high = Math.max(high, grey);
+  }
+  return { mean: sum / (data.length / 4), spread: high - low };
+}"""
+
+
+def layout_checked(board: Dashboard, screenshots: Path, name: str) -> None:
+    """At each of WIDTHS: no table cell wraps inside a word and the page fits its window; a
+    full-page screenshot ``<name>-<width>.png`` is kept."""
+    for width in WIDTHS:
+        board.page.set_viewport_size({"width": width, "height": VIEWPORT["height"]})
+        board.page.wait_for_timeout(200)  # the layout settles (no refresh needed: CSS only)
+        board.page.screenshot(path=str(screenshots / f"{name}-{width}.png"), full_page=True)
+        problems = board.page.evaluate(LAYOUT_PROBLEMS)
+        assert not problems, f"at {width} px:\n" + "\n".join(problems)
+    board.page.set_viewport_size(VIEWPORT)
 
 
 def picture_shown(image: Any, timeout_ms: int = SHOWN_WITHIN_MS) -> bool:

@@ -12,6 +12,7 @@ from fakes.relay import RelayFake
 from .conftest import PANELS_WITHIN_MS, SHOWN_WITHIN_MS, expect, loaded, open_dashboard
 
 TOKEN = "ci-secret-token"
+START = 1_767_603_600_000  # 2026-01-05T09:00:00Z, where a manual clock starts
 UNAUTHORISED = "status of 401"  # the browser logs the login page's status: expected where it shows
 
 
@@ -85,6 +86,42 @@ def test_gateway_root_lists_every_dashboard(browser: Any) -> None:
         board.panel("Teams").get_by_text("Through the gateway").wait_for(timeout=PANELS_WITHIN_MS)
         page.goto(f"{board.base}/relay/_w/gw/_fake/ui")  # a world below the gateway's prefix
         expect(page.locator("#world-badge")).to_have_text("world gw", timeout=PANELS_WITHIN_MS)
+        back = page.get_by_role("link", name="all fakes")  # the way back to the gateway's list
+        expect(back).to_be_visible(timeout=PANELS_WITHIN_MS)
+        back.click()
+        expect(page.locator("ul.services a")).to_have_count(2)
+        assert page.url == f"{board.base}/"
+
+
+def test_a_fake_on_its_own_port_links_to_no_gateway(browser: Any) -> None:
+    with open_dashboard(browser, MemberExportFake()) as board:
+        loaded(board)
+        expect(board.page.locator("#link-gateway")).to_be_hidden()
+
+
+def test_reset_takes_two_clicks_and_keeps_the_verdicts_unless_asked(browser: Any) -> None:
+    fake = MemberExportFake()
+    with open_dashboard(browser, fake) as board:
+        page = board.page
+        loaded(board)
+        with board.http() as http:
+            http.get("/rest/memberChangeLogs", params={"q": "memberAndApplication"})  # no version header
+        fake.advance(3600)
+        board.shows('#verdict-list .verdict[data-rule="member-export/no-version-header"]')
+        button = page.get_by_role("button", name="Reset this fake")
+        button.click()
+        expect(page.locator("#reset")).to_have_text("Click again to reset")
+        assert fake.journal.total == 1 and fake.clock.now_ms() == START + 3_600_000  # one click resets nothing
+        page.locator("#reset").click()
+        expect(page.locator("#reset-note")).to_contain_text("verdicts kept", timeout=SHOWN_WITHIN_MS)
+        expect(page.locator("#clock-now")).to_have_text("2026-01-05T09:00:00Z", timeout=SHOWN_WITHIN_MS)
+        assert fake.journal_entries() == [] and fake.verdicts()
+        page.check("#reset-verdicts")
+        button.click()
+        page.locator("#reset").click()
+        expect(page.locator("#reset-note")).to_contain_text("verdicts forgotten", timeout=SHOWN_WITHIN_MS)
+        expect(page.locator("#verdict-list")).to_contain_text("No client rule broken", timeout=SHOWN_WITHIN_MS)
+        assert fake.verdicts() == []
 
 
 def test_faults_added_from_the_form_and_removed(browser: Any) -> None:

@@ -1,7 +1,8 @@
 """Each service's dashboard in a real browser: a request the test makes shows in the journal, the
 clock's advance button moves GET /_fake/clock, a broken rule shows under verdicts, an entity the
-test creates shows in the service's own panel, and the console stays clean. One screenshot per
-service goes to FAKES_SCREENSHOT_DIR."""
+test creates shows in the service's own panel, and the console stays clean. At a laptop's width
+(1,400 px) and a small one (1,024 px) no table cell wraps inside a word and the page fits the
+window; a screenshot of each goes to FAKES_SCREENSHOT_DIR (``<service>-<width>.png``)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,17 @@ import pytest
 from fakes import registry
 from fakes.kernel.fake import Fake
 
-from .conftest import PANELS_WITHIN_MS, SHOWN_WITHIN_MS, Dashboard, expect, loaded, open_dashboard, picture_shown
+from .conftest import (
+    PANELS_WITHIN_MS,
+    PICTURE_COLOURS,
+    SHOWN_WITHIN_MS,
+    Dashboard,
+    expect,
+    layout_checked,
+    loaded,
+    open_dashboard,
+    picture_shown,
+)
 
 CLIP = Path(__file__).resolve().parents[1] / "video" / "media" / "clip_2s_240p.mp4"
 
@@ -100,6 +111,9 @@ def clock_ms(board: Dashboard) -> int:
 @pytest.mark.parametrize("service", sorted(EXERCISES))
 def test_dashboard_shows_what_the_service_saw(browser: Any, screenshot_dir: Path, service: str) -> None:
     fake = make(service)
+    fake.world("nightly-job-4711")  # the worlds table: ids, clocks, wall times and buttons
+    fake.world("a-world-with-a-rather-long-identifier")
+    fake.add_fault(method="GET", path="/never/called/by/this/test/*", status=503, times=3)
     with open_dashboard(browser, fake) as board:
         loaded(board)
         page = board.page
@@ -121,10 +135,12 @@ def test_dashboard_shows_what_the_service_saw(browser: Any, screenshot_dir: Path
             thumbnail = panel.locator("img.thumb").first
             thumbnail.wait_for(timeout=PANELS_WITHIN_MS)
             assert picture_shown(thumbnail)
+            colours = thumbnail.evaluate(PICTURE_COLOURS)
+            assert colours["spread"] > 100 and colours["mean"] > 40, f"the thumbnail is a blank picture: {colours}"
         # the clock: the button moves GET /_fake/clock, and the page shows the new time
         before = clock_ms(board)
         page.get_by_role("button", name="+1 hour").click()
         expect(page.locator("#clock-mode")).to_contain_text(str(before + 3_600_000), timeout=SHOWN_WITHIN_MS)
         assert clock_ms(board) == before + 3_600_000
         page.wait_for_timeout(300)  # the refresh that followed the click drew everything
-        page.screenshot(path=str(screenshot_dir / f"{service}.png"), full_page=True)
+        layout_checked(board, screenshot_dir, service)

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -26,7 +26,16 @@ import pytest
 
 from fakes import registry
 from fakes.kernel.cli import build_parser, select_services
-from tests.support.serving import ROOT, VENV_BIN, clean_env, run
+from tests.support.serving import (
+    ROOT,
+    VENV_BIN,
+    clean_env,
+    fixed_ports,
+    fixed_ports_asked,
+    free_port,
+    free_port_block,
+    run,
+)
 
 from . import dockerfile
 from .context import context_files, copy_context
@@ -91,14 +100,16 @@ def _build_site(cache: Path) -> None:
         shutil.rmtree(cache)  # a half-built one
     context, wheels = cache / "context", cache / "wheels"
     copy_context(ROOT, context)
-    result = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), str(context)],
+    # the build backend is the test extra's setuptools, as the builder stage uses its locked one:
+    # no build isolation, so nothing is downloaded at test time
+    result = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir",
+                  str(wheels), str(context)],
                  clean_env({"PIP_DISABLE_PIP_VERSION_CHECK": "1"}), timeout=180, cwd=cache)
     if result.returncode != 0:
         output = result.stdout + result.stderr
         shutil.rmtree(cache, ignore_errors=True)
-        if re.search(r"No matching distribution found for setuptools|Could not find a version that satisfies"
-                     r"|NewConnectionError|Temporary failure in name resolution", output):
-            pytest.skip(f"pip cannot fetch the build backend (offline?):\n{output[-2000:]}")
+        if re.search(r"No module named '?setuptools|Cannot import 'setuptools", output):
+            pytest.skip(f"the build backend setuptools is not installed (pip install -e '.[test]'):\n{output[-2000:]}")
         pytest.fail(f"building the image's wheel failed:\n{output[-4000:]}")
     (wheel,) = wheels.glob("contract_fakes-*.whl")
     unpacking = cache / "site.partial"
@@ -167,6 +178,29 @@ def served_ports(argv: Sequence[str], env: Mapping[str, str]) -> dict[int, str]:
         names = select_services(args.only)
     return {(args.port + offset if args.port is not None else registry.fake_class(name).default_port): name
             for offset, name in enumerate(names)}
+
+
+@contextlib.contextmanager
+def image_ports(argv: Sequence[str], env: Mapping[str, str]) -> Iterator[tuple[dict[str, str], dict[int, str]]]:
+    """The environment to run an image command under here, and {port: service} it then serves.
+
+    By default the command is moved to loopback and free ports (FAKES_HOST, FAKES_PORT or
+    FAKES_GATEWAY added to ``env``; the command itself passes no such flag), so the suite never
+    takes a shared runner's 8700-8705 or every interface. With FAKES_TEST_FIXED_PORTS=1 it runs
+    exactly as the image does, on the image's ports (serialised across xdist workers)."""
+    served = served_ports(argv, env)
+    if fixed_ports_asked():
+        with fixed_ports(list(served)):
+            yield dict(env), served
+        return
+    moved = {**env, "FAKES_HOST": "127.0.0.1"}
+    if list(served.values()) == ["gateway"]:
+        moved["FAKES_GATEWAY"] = str(free_port())
+    else:
+        moved["FAKES_PORT"] = str(free_port_block(len(served)))
+    relocated = served_ports(argv, moved)
+    assert list(relocated.values()) == list(served.values()), (served, relocated)
+    yield moved, relocated
 
 
 def cli_environment_variables() -> set[str]:

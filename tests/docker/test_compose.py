@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from fakes import registry
-from tests.support.serving import clean_env, fixed_ports, get, health, require_all_services, run, running
+from tests.support.serving import clean_env, get, health, require_all_services, run, running
 
 from . import dockerfile
 from .conftest import (
@@ -22,6 +22,7 @@ from .conftest import (
     GATEWAY_PORT,
     ROOT,
     cli_environment_variables,
+    image_ports,
     local_run_env,
     localize,
     served_ports,
@@ -170,33 +171,43 @@ def test_service_command_serves_passes_healthcheck_and_client(
     services = load(file)["services"]
     service = services[name]
     command, container_env = effective(image, image_env, service)
-    served = served_ports(command[1:], container_env)
-    env = local_run_env(container_env, image_site)
     check = service["healthcheck"]["test"][1:]  # after "CMD"
     clients = {key: svc for key, svc in services.items() if name in (svc.get("depends_on") or {})}
     aliases = (service.get("networks") or {}).get("default", {}).get("aliases", [])
+    # the container's ports, and where they are served here (the same unless moved to free ports)
+    container_ports = list(served_ports(command[1:], container_env))
 
-    with fixed_ports(list(served)), running(localize(command, image, env), env, image_workdir) as server:
-        urls = {f"http://127.0.0.1:{port}/_fake/health": served_name for port, served_name in served.items()}
-        server.wait_until_up(list(urls))
-        for url, served_name in urls.items():
-            assert health(url)["service"] == served_name
-        for alias in aliases:  # Host-header routing, as the compose network aliases deliver it
-            (port,) = served
-            response = get(f"http://127.0.0.1:{port}/_fake/health", headers={"Host": f"{alias}:{port}"})
-            assert response.json()["service"] == alias
+    with image_ports(command[1:], container_env) as (moved_env, served):
+        env = local_run_env(moved_env, image_site)
+        here = dict(zip(container_ports, served, strict=True))
+        with running(localize(command, image, env), env, image_workdir) as server:
+            urls = {f"http://127.0.0.1:{port}/_fake/health": served_name for port, served_name in served.items()}
+            server.wait_until_up(list(urls))
+            for url, served_name in urls.items():
+                assert health(url)["service"] == served_name
+            for alias in aliases:  # Host-header routing, as the compose network aliases deliver it
+                (port,) = served
+                response = get(f"http://127.0.0.1:{port}/_fake/health", headers={"Host": f"{alias}:{port}"})
+                assert response.json()["service"] == alias
 
-        result = run(localize(check, image, env), env, cwd=image_workdir)
-        assert result.returncode == 0, f"healthcheck of {file}:{name} failed:\n{result.stdout}{result.stderr}"
+            result = run(localize(check, image, env), env, cwd=image_workdir)
+            assert result.returncode == 0, f"healthcheck of {file}:{name} failed:\n{result.stdout}{result.stderr}"
 
-        for client_name, client in clients.items():
-            client_env = clean_env({key: value.replace(f"//{name}:", "//127.0.0.1:")
-                                    for key, value in environment(client).items()})
-            argv = [sys.executable if client["command"][0] == "python" else client["command"][0],
-                    *client["command"][1:]]
-            outcome = run(argv, client_env, cwd=image_workdir)
-            assert outcome.returncode == 0, f"client {client_name}:\n{outcome.stdout}{outcome.stderr}"
-            assert outcome.stdout.strip(), f"client {client_name} printed nothing"
+            for client_name, client in clients.items():
+                client_env = clean_env({key: _served_here(value, name, here)
+                                        for key, value in environment(client).items()})
+                argv = [sys.executable if client["command"][0] == "python" else client["command"][0],
+                        *client["command"][1:]]
+                outcome = run(argv, client_env, cwd=image_workdir)
+                assert outcome.returncode == 0, f"client {client_name}:\n{outcome.stdout}{outcome.stderr}"
+                assert outcome.stdout.strip(), f"client {client_name} printed nothing"
 
-        code, seconds = server.terminate(signal.SIGTERM)
-        assert code == 0 and seconds < 5, server.describe()
+            code, seconds = server.terminate(signal.SIGTERM)
+            assert code == 0 and seconds < 5, server.describe()
+
+
+def _served_here(value: str, host: str, ports: dict[int, int]) -> str:
+    """A client's ``http://<service>:<container port>`` as it reaches the command run here."""
+    for container, here in ports.items():
+        value = value.replace(f"//{host}:{container}", f"//127.0.0.1:{here}")
+    return value

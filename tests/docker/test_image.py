@@ -15,7 +15,6 @@ from typing import Any
 from examples.notes import NotesFake
 from fakes import registry
 from tests.support.serving import (
-    fixed_ports,
     free_port,
     health,
     parse_banner,
@@ -33,6 +32,7 @@ from .conftest import (
     cli_environment_variables,
     entry_command,
     environment,
+    image_ports,
     local_run_env,
     localize,
     parse_serve,
@@ -217,22 +217,25 @@ def listening_addresses(port: int) -> set[str] | None:
 
 def test_entry_command_serves_every_port_passes_its_healthcheck_and_stops_on_sigterm(
         image: dockerfile.Dockerfile, image_env: dict[str, str], image_site: Path, image_workdir: Path) -> None:
+    """The image's exact command and HEALTHCHECK, run here. On loopback and free ports by default
+    (FAKES_HOST/FAKES_PORT added, as `docker run -e` would); with FAKES_TEST_FIXED_PORTS=1 on the
+    image's own ports and every interface, as in the container."""
     names = require_all_services()
     command = entry_command(image)
-    ports = served_ports(command[1:], image_env)
-    assert list(ports.values()) == names
-    env = local_run_env(image_env, image_site)
-    health_urls = {f"http://127.0.0.1:{port}/_fake/health": name for port, name in ports.items()}
+    assert list(served_ports(command[1:], image_env).values()) == names
     _, healthcheck = image.final.healthcheck() or ({}, [])
 
     # the ports stay locked until the last probe: another test's server (compose) on them would pass it
-    with fixed_ports(list(ports)):
+    with image_ports(command[1:], image_env) as (container_env, ports):
+        env = local_run_env(container_env, image_site)
+        health_urls = {f"http://127.0.0.1:{port}/_fake/health": name for port, name in ports.items()}
         with running(localize(command, image, env), env, image_workdir) as server:
             server.wait_until_up(list(health_urls))
             for url, name in health_urls.items():
                 assert health(url) == {"service": name, "status": "ok"}
+            expected = {"0.0.0.0"} if container_env.get("FAKES_HOST") == "0.0.0.0" else {"127.0.0.1"}
             for port in ports:
-                assert listening_addresses(port) in ({"0.0.0.0"}, None), f"port {port} is not bound to 0.0.0.0"
+                assert listening_addresses(port) in (expected, None), f"port {port} is not bound to {expected}"
 
             banner = parse_banner(server.wait_banner())
             assert list(banner) == names

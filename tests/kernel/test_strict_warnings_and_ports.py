@@ -76,12 +76,24 @@ def test_the_summary_and_the_range_work_under_xdist(pytester: pytest.Pytester,
                                  "*member-export/no-version-header [[]warning[]] broken once*"])
 
 
-@pytest.mark.parametrize("text", ["abc", "20000-19999", "1-70000"])
-def test_a_bad_port_range_is_a_usage_error(pytester: pytest.Pytester, text: str) -> None:
-    pytester.makepyfile(test_one="def test_one(member_export_url):\n    pass\n")
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", f"--fakes-port-range={text}")
-    assert result.ret != 0
-    assert "the port range is FIRST-LAST" in result.stdout.str() + result.stderr.str()
+@pytest.mark.parametrize(("text", "where"), [("abc", "option"), ("9399-9340", "option"), ("1-70000", "option"),
+                                             ("0-10", "option"), ("9399-9340", "env"), ("20000-19999", "ini")])
+def test_a_bad_port_range_is_refused_once_at_start(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                   text: str, where: str) -> None:
+    pytester.makepyfile(test_urls="def test_one(member_export_url):\n    pass\n\n"
+                                  "def test_two(filings_url):\n    pass\n")
+    args = ["-p", "no:cacheprovider"]
+    if where == "option":
+        args.append(f"--fakes-port-range={text}")
+    elif where == "env":
+        monkeypatch.setenv("FAKES_PORT_RANGE", text)
+    else:
+        pytester.makeini(f"[pytest]\nfakes_port_range = {text}\n")
+    result = pytester.runpytest_inprocess(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    output = result.stdout.str() + result.stderr.str()
+    assert output.count("the port range is FIRST-LAST") == 1, output  # once, not per test
+    assert "passed" not in output and "failed" not in output and "error" not in output.replace("ERROR", ""), output
 
 
 def test_a_full_range_says_so(pytester: pytest.Pytester) -> None:

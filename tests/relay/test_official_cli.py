@@ -3,9 +3,12 @@
 
 The client needs Python >= 3.12 (the project runs on 3.11), so the test looks for such a Python
 (``FAKES_TREG_PYTHON``, ``python3.12``/``python3.13`` on PATH, pyenv versions) and installs the
-client once into a cached virtual environment (``FAKES_TREG_VENV``, default
-``~/.cache/contract-fakes/tools-registry``); ``FAKES_TREG_BIN`` points at a ready ``treg`` instead.
-Without a Python >= 3.12, or when the client cannot be installed (offline), it skips and says why.
+client from PyPI once, only when downloads are allowed (``FAKES_TEST_DOWNLOADS=1``, which
+``.ci/run`` sets), into a virtual environment cached in the checkout's
+``build/test-downloads/tools-registry`` (``FAKES_TEST_CACHE`` moves the root;
+tests/support/downloads.py); ``FAKES_TREG_BIN`` points at a ready ``treg`` instead (no download).
+Without a Python >= 3.12, with downloads off, or when the client cannot be installed (offline),
+it skips and says why.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from fakes.relay import RelayFake
+from tests.support.downloads import download_cache
 
 CLIENT = "tools-registry==0.27.0"
 
@@ -43,11 +47,11 @@ def _treg() -> str:
     given = os.environ.get("FAKES_TREG_BIN")
     if given:
         return given
+    venv = download_cache("tools-registry", f"{CLIENT} from PyPI into a virtual environment (about 90 MB)")
     python = _python_312()
     if python is None:
         pytest.skip("the relay's command-line client (tools-registry) needs Python >= 3.12 and none was found "
                     "(set FAKES_TREG_PYTHON or FAKES_TREG_BIN)")
-    venv = Path(os.environ.get("FAKES_TREG_VENV", Path.home() / ".cache" / "contract-fakes" / "tools-registry"))
     treg = venv / "bin" / "treg"
     if not treg.exists():
         made = subprocess.run([python, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=120)

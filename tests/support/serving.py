@@ -2,12 +2,18 @@
 
 Shared by tests/docker/ and tests/kernel/. Every process started here is stopped (SIGTERM, then
 SIGKILL) when its ``with`` block ends, whatever happened inside it.
+
+The suite is safe on a shared runner: a server started here listens on loopback and on free
+ports. Once it serves, :meth:`Server.wait_until_up` checks the process's own listening sockets
+and fails the test if one is on a wildcard or external address or on a default port (8700-8705),
+unless ``FAKES_TEST_FIXED_PORTS=1`` asks for the image's exact ports and addresses.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import ipaddress
 import os
 import random
 import re
@@ -76,7 +82,17 @@ def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 # -- ports ---------------------------------------------------------------------------------------
-def port_is_free(port: int, host: str = "0.0.0.0") -> bool:
+#: the opt-in for tests that run the image's exact command on its fixed ports and every interface
+FIXED_PORTS_ENV = "FAKES_TEST_FIXED_PORTS"
+#: the ports `fakes serve` and the image use by default: never bound by a test unless asked
+DEFAULT_PORTS = range(8700, 8706)
+
+
+def fixed_ports_asked() -> bool:
+    return os.environ.get(FIXED_PORTS_ENV) == "1"
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
         try:
@@ -104,13 +120,16 @@ def free_port_block(count: int) -> int:
 
 @contextlib.contextmanager
 def fixed_ports(ports: Sequence[int]) -> Iterator[None]:
-    """Serialise the tests that must use fixed (default) ports, also across xdist workers; skip
-    if another program holds one of them."""
+    """Serialise the tests that use fixed (default) ports, also across xdist workers; skip if
+    another program holds one of them. Only with ``FAKES_TEST_FIXED_PORTS=1``: otherwise a test
+    must not bind them at all (it skips, saying how to ask)."""
+    if not fixed_ports_asked():
+        pytest.skip(f"binds the fixed ports {list(ports)} on every interface: only with {FIXED_PORTS_ENV}=1")
     lock_path = Path(tempfile.gettempdir()) / "contract-fakes-fixed-ports.lock"
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            busy = [port for port in ports if not port_is_free(port)]
+            busy = [port for port in ports if not port_is_free(port, "0.0.0.0")]
             if busy:
                 pytest.skip(f"default port(s) {busy} are in use on this machine; "
                             "the image's exact command needs them")
@@ -180,6 +199,20 @@ class Server:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{pending[0]} did not answer within {timeout} s:\n{self.describe()}")
             time.sleep(0.05)
+        self.check_listeners()
+
+    def check_listeners(self) -> None:
+        """Fail unless every socket the server listens on is on loopback and on no default port
+        (but with FAKES_TEST_FIXED_PORTS=1): a test never takes a shared runner's fixed ports or
+        every interface unasked."""
+        if fixed_ports_asked():
+            return
+        for address, port in listening_sockets(self.proc.pid):
+            assert address in ("127.0.0.1", "::1") or address.startswith("127."), (
+                f"the server listens on {address}:{port}, not loopback ({FIXED_PORTS_ENV}=1 allows it):\n"
+                f"{self.describe()}")
+            assert port not in DEFAULT_PORTS, (
+                f"the server listens on the default port {port} ({FIXED_PORTS_ENV}=1 allows it):\n{self.describe()}")
 
     def wait_banner(self, timeout: float = START_TIMEOUT_S) -> str:
         """The startup banner (everything up to "Ctrl-C to stop.")."""
@@ -214,6 +247,36 @@ class Server:
                 self.proc.wait(STOP_TIMEOUT_S)
         self._out.close()
         self._err.close()
+
+
+def listening_sockets(pid: int) -> list[tuple[str, int]]:
+    """(address, port) of each TCP socket process ``pid`` listens on (Linux /proc; none elsewhere)."""
+    try:
+        inodes = {os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] for fd in os.listdir(f"/proc/{pid}/fd")
+                  if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:[")}
+    except OSError:
+        return []
+    found = []
+    for table, width in (("/proc/net/tcp", 4), ("/proc/net/tcp6", 16)):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] != "0A" or fields[9] not in inodes:  # 0A: LISTEN
+                continue
+            hex_address, _, hex_port = fields[1].partition(":")
+            raw = bytes.fromhex(hex_address)
+            if width == 4:
+                address = ".".join(str(b) for b in reversed(raw))
+            else:  # four little-endian 32-bit words
+                words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                address = str(ipaddress.IPv6Address(words))
+                if address.startswith("::ffff:"):
+                    address = address[7:]
+            found.append((address, int(hex_port, 16)))
+    return found
 
 
 @contextlib.contextmanager

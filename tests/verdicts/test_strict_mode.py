@@ -104,7 +104,7 @@ def test_strict_mode_fails_clients_that_broke_an_error_rule(clients: pytest.Pyte
         "  member-export/paging-past-404 [error] broken once",
         "      why:    Paging ends at the first 404 'No data found'; asking for a later start of the same domain "
         "walks past the end of the data.",
-        "      source: seed 000 A, Endpoints rule 1:*",
+        "      source: https://learn.microsoft.com/en-us/linkedin/dma/member-data-portability/shared/member-snapshot-api*",
         "      first:  GET /rest/memberSnapshotData?q=criteria&domain=SKILLS&start=2 -> 404 at * (journal #3): "
         "start=2 requested after start=1 answered 404*",
     ])

@@ -2,9 +2,11 @@
 the fake served over HTTP: create, upload in chunks (its parts are named after the file), status,
 list, a chunked delegated upload, delete.
 
-Runs where ``node`` and ``npm`` exist; the client is installed at test time into a cache directory
-outside the repository (``FAKES_NODE_CACHE``, default ``~/.cache/contract-fakes/node``), once. Where
-node or npm is missing, or the registry cannot be reached, the test is skipped and says why.
+Runs where ``node`` and ``npm`` exist and downloads are allowed (``FAKES_TEST_DOWNLOADS=1``, which
+``.ci/run`` sets); the client is installed at test time, once, into the checkout's
+``build/test-downloads/node`` (``FAKES_TEST_CACHE`` moves the root; tests/support/downloads.py).
+Where downloads are off, node or npm is missing, or the registry cannot be reached, the test is
+skipped and says why.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from fakes.video import VideoFake
+from tests.support.downloads import download_cache
 
 from .helpers import CLIP_2S
 
@@ -52,10 +55,10 @@ const advance = (seconds) => fetch(`${base}/_fake/clock`, {method: 'POST', heade
 
 def _install() -> Path:
     """The client installed in the cache directory (installing it the first time), or a skip."""
+    cache = download_cache("node", f"{CLIENT}@{VERSION} from the npm registry (6.6 MB)")
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed here: the Node client's flow runs where node and npm exist")
-    cache = Path(os.environ.get("FAKES_NODE_CACHE") or Path.home() / ".cache" / "contract-fakes" / "node")
     prefix = cache / f"apivideo-nodejs-client-{VERSION}"
     if not (prefix / "node_modules" / CLIENT / "package.json").exists():
         prefix.mkdir(parents=True, exist_ok=True)

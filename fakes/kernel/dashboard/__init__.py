@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .auth import dashboard_allows
 from .openapi import dashboard_paths
-from .routes import DASHBOARD_ROUTES, describe_panels, gateway_index
+from .routes import DASHBOARD_ROUTES, GATEWAY_ROOT, describe_panels, gateway_index
 
-__all__ = ["DASHBOARD_ROUTES", "dashboard_allows", "dashboard_paths", "describe_panels", "gateway_index"]
+__all__ = ["DASHBOARD_ROUTES", "GATEWAY_ROOT", "dashboard_allows", "dashboard_paths", "describe_panels",
+           "gateway_index"]

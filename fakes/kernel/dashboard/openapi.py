@@ -25,6 +25,8 @@ _PANELS = {"type": "object", "required": ["service", "title", "world", "worlds",
     "service": {"type": "string"}, "title": {"type": "string"},
     "world": {"type": "string", "nullable": True, "description": "the world's id; null in the default world"},
     "worlds": {"type": "boolean", "description": "whether this fake holds worlds (false inside a world)"},
+    "gateway": {"type": "string", "nullable": True,
+                "description": "the gateway's root (its list of every fake) when the gateway routed this request"},
     "panels": {"type": "array", "items": _PANEL}}}
 
 

@@ -226,8 +226,14 @@ def describe_panels(fake: ShownFake) -> dict[str, Any]:
             "worlds": fake.worlds is not None, "panels": found}
 
 
+#: scope key the gateway sets on a request it routed by path prefix: the path of its own root,
+#: the page that lists every fake on the port (the dashboard links back to it)
+GATEWAY_ROOT = "fakes.gateway_root"
+
+
 async def panels(request: Request) -> Response:
-    return json_response(describe_panels(_fake(request)), headers={"cache-control": "no-store"})
+    described = {**describe_panels(_fake(request)), "gateway": request.scope.get(GATEWAY_ROOT)}
+    return json_response(described, headers={"cache-control": "no-store"})
 
 
 #: shared by every fake's control router (see the module's docstring)

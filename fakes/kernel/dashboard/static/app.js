@@ -150,7 +150,7 @@
         el("td", { class: "mono", text: entry.seq }),
         el("td", { class: "mono nowrap", text: entry.time }),
         el("td", { class: "method", text: entry.method }),
-        el("td", { class: "mono", text: entry.query ? `${entry.path}?${entry.query}` : entry.path }),
+        el("td", { class: "path" }, breakable(entry.query ? `${entry.path}?${entry.query}` : entry.path)),
         el("td", { class: `status s${String(entry.status)[0]}`, text: entry.status }),
         el("td", {}, (entry.warnings || []).map((warning) => el("div", { class: "mono", text: warning })))));
       if (open) rows.push(el("tr", { class: "details" }, el("td", { colspan: 6 }, entryDetails(entry))));
@@ -161,6 +161,11 @@
     $("journal-count").textContent = `${state.total} received` + (state.total > kept ? `, the last ${kept} here` : "");
     const newest = state.entries.length ? state.entries[state.entries.length - 1].seq : 0;
     state.lastSeq = Math.max(previous || 0, newest);
+  }
+
+  // A path wraps after its slashes, question mark and ampersands, never inside a word.
+  function breakable(text) {
+    return String(text).split(/(?<=[/?&])/).flatMap((part, index) => (index ? [el("wbr"), part] : [part]));
   }
 
   function toggleEntry(seq) {
@@ -282,12 +287,12 @@
     show($("fault-table"), faults.length > 0);
     $("fault-rows").replaceChildren(...faults.map((fault) => el("tr", { "data-fault": fault.id },
       el("td", { class: "mono", text: fault.id }),
-      el("td", { text: fault.method }),
-      el("td", { class: "mono", text: fault.path }),
+      el("td", { class: "method", text: fault.method }),
+      el("td", { class: "path" }, breakable(fault.path)),
       el("td", { text: describeFault(fault) }),
       el("td", { text: fault.times === null ? "always" : fault.times }),
-      el("td", { text: fault.fired }),
-      el("td", {}, el("button", { type: "button", class: "quiet", text: "remove",
+      el("td", { class: "num", text: fault.fired }),
+      el("td", { class: "act" }, el("button", { type: "button", class: "quiet", text: "remove",
         onclick: () => act(`_fake/faults/${encodeURIComponent(fault.id)}`, "DELETE", null, "fault-error") })))));
   }
 
@@ -335,19 +340,27 @@
     const worlds = listing.worlds || [];
     $("world-count").textContent = worlds.length ? String(worlds.length) : "";
     const rows = worlds.map((world) => el("tr", { "data-world": world.id },
-      el("td", {}, el("a", { href: worldPage(world.id), class: "mono", text: world.id })),
-      el("td", { text: world.requests }),
+      el("td", { class: "mono" }, el("a", { href: worldPage(world.id), text: world.id })),
+      el("td", { class: "num", text: world.requests }),
       el("td", { class: "mono", text: world.clock ? world.clock.now : "" }),
-      el("td", { class: "mono", text: world.last_used }),
-      el("td", {}, el("button", { type: "button", class: "quiet", text: "delete",
+      el("td", { class: "mono", title: world.last_used, text: wallTime(world.last_used) }),
+      el("td", { class: "act" }, el("button", { type: "button", class: "quiet", text: "delete",
         onclick: () => act(`_fake/worlds/${encodeURIComponent(world.id)}`, "DELETE", null, "world-error") }))));
     const limit = listing.max_worlds ? ` (at most ${listing.max_worlds})` : "";
     show($("world-open"), true);  // the form stays put: the listing above it is redrawn as worlds change
     box.replaceChildren(worlds.length
-      ? el("table", { class: "grid" }, el("thead", {}, el("tr", {}, ["id", "requests", "its clock", "last used (wall)", ""]
-        .map((name) => el("th", { text: name })))), el("tbody", {}, rows))
+      ? el("div", { class: "scroll-x" }, el("table", { class: "grid" }, el("thead", {}, el("tr", {},
+        ["id", "requests", "its clock", "last used (wall)", ""].map((name) => el("th", { text: name })))),
+      el("tbody", {}, rows)))
       : el("p", { class: "muted", text: `No world yet${limit}: a client opens one by sending to /_w/<id>/ or X-Fake-World.` }));
   }
+
+  // a wall-clock instant of today as its time of day (the full instant is the cell's title)
+  const wallTime = (text) => {
+    if (!text) return "";
+    const today = new Date().toISOString().slice(0, 10);
+    return String(text).startsWith(today) ? String(text).slice(11).replace(/\.\d+Z$/, "Z") : String(text);
+  };
 
   const worldPage = (id) => `${base}/_w/${encodeURIComponent(id)}/_fake/ui`;
   const defaultWorldPage = () => `${base.slice(0, base.length - `/_w/${state.info.world}`.length)}/_fake/ui`;
@@ -373,6 +386,10 @@
     $("service-title").textContent = found.title;
     document.title = `${found.service}${found.world ? ` (world ${found.world})` : ""} · contract-fakes`;
     $("link-openapi").href = url("openapi.json");
+    if (found.gateway) {  // served through the gateway: its root lists every fake on the port
+      $("link-gateway").href = found.gateway;
+      show($("link-gateway"), true);
+    }
     $("link-state").href = url("_fake/state");
     if (found.world !== null) {
       const badge = $("world-badge");
@@ -470,6 +487,40 @@
     return box;
   }
 
+  // -- reset ----------------------------------------------------------------------------------
+  // Two clicks: the first arms the button for a few seconds, the second resets (no dialog).
+  let resetArmed = null;
+
+  async function reset() {
+    const button = $("reset");
+    if (resetArmed === null) {
+      button.textContent = "Click again to reset";
+      resetArmed = setTimeout(disarmReset, 4000);
+      return;
+    }
+    disarmReset();
+    const verdicts = $("reset-verdicts").checked;
+    const note = $("reset-note");
+    try {
+      const answer = await api("_fake/reset", { method: "POST", body: { verdicts } });
+      note.textContent = `Reset to the seeded state at ${answer.clock.now}; verdicts ${answer.verdicts_cleared ? "forgotten" : "kept"}.`;
+      note.classList.remove("error");
+    } catch (error) {
+      note.textContent = error.message;
+      note.classList.add("error");
+    }
+    show(note, true);
+    state.expanded.clear();
+    state.marked = null;
+    await refresh(true);
+  }
+
+  function disarmReset() {
+    clearTimeout(resetArmed);
+    resetArmed = null;
+    $("reset").textContent = "Reset this fake";
+  }
+
   // -- actions and the refresh loop -----------------------------------------------------------
   async function act(path, method, body, errorId) {
     const note = errorId ? $(errorId) : null;
@@ -524,6 +575,7 @@
     $("journal-filter").addEventListener("submit", (event) => event.preventDefault());
     $("journal-clear").addEventListener("click", () => act("_fake/journal", "DELETE", null));
     $("verdicts-clear").addEventListener("click", () => act("_fake/verdicts", "DELETE", null));
+    $("reset").addEventListener("click", reset);
     $("faults-clear").addEventListener("click", () => act("_fake/faults", "DELETE", null, "fault-error"));
     $("world-open").addEventListener("submit", openWorld);
     $("fault-form").addEventListener("submit", (event) => {
