@@ -42,7 +42,7 @@ def _control(summary: str, responses: dict[str, Any], *, body: Schema | None = N
     return operation
 
 
-#: a project's extra custom domains (seed 002: 60 euros a month each)
+#: a project's extra custom domains (60 euros a month each: https://api.video/pricing)
 CUSTOM_DOMAINS: Schema = {"type": "integer", "minimum": 0, "maximum": 10_000}
 
 

@@ -42,7 +42,7 @@ class Project:
     #: the reference's "Video Restore" feature: a deleted video is discarded (restorable) for the
     #: retention instead of deleted at once
     keeps_discarded: bool = False
-    #: extra custom domains (seed 002: 60 euros a month each), billed from ``domains_since_ms`` on
+    #: extra custom domains (60 euros a month each: https://api.video/pricing), billed from ``domains_since_ms`` on
     #: (the time before that is in the project's usage)
     custom_domains: int = 0
     domains_since_ms: int = 0
