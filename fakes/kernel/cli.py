@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import ipaddress
 import json
 import os
 import sys
@@ -88,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a host name or address the generated certificate also holds (repeatable; it always "
                             "holds localhost, 127.0.0.1, ::1, --host, this machine's name, each served service's "
                             "name and <service>.localhost)")
+    serve.add_argument("--forwarded-allow-ips", metavar="ADDRESSES", type=_forwarded,
+                       default=_env("FAKES_FORWARDED_ALLOW_IPS", "127.0.0.1,::1"),
+                       help="comma-separated addresses (or *) of proxies whose X-Forwarded-Proto and X-Forwarded-For "
+                            "are believed: behind a TLS-terminating proxy the links a fake writes then say https "
+                            "(default 127.0.0.1,::1: a proxy on this machine; none: nobody's)")
     serve.add_argument("--seed", type=_int, default=_env("FAKES_SEED", "0"), help="seed of all data (default 0)")
     serve.add_argument("--clock", default=_env("FAKES_CLOCK", "real"),
                        help="manual | real | scaled:FACTOR (default real)")
@@ -208,6 +214,20 @@ def _port(text: str) -> int:
     if not 1 <= value <= MAX_PORT:
         raise argparse.ArgumentTypeError(f"a port is from 1 to {MAX_PORT}, got {value}")
     return value
+
+
+def _forwarded(text: str) -> str:
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if items == ["none"] or items == ["*"]:
+        return items[0]
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes IP addresses or networks, * or none, got {item!r}") from None
+    if not items:
+        raise argparse.ArgumentTypeError("takes IP addresses or networks, * or none")
+    return ",".join(items)
 
 
 def _log_level(text: str) -> str:

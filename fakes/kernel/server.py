@@ -119,12 +119,15 @@ def run(main: Coroutine[Any, Any, Any]) -> Any:
         return runner.run(main)
 
 
+#: ``forwarded``: the addresses whose X-Forwarded-Proto / -For uvicorn believes (a TLS-terminating proxy:
+#: links then say https); None: uvicorn's default (FORWARDED_ALLOW_IPS, else 127.0.0.1 and ::1); "none": nobody's
 def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None = None,
-            tls: ssl.SSLContext | None = None) -> uvicorn.Server:
+            tls: ssl.SSLContext | None = None, forwarded: str | None = None) -> uvicorn.Server:
     # httptools with the kernel's header and body read timeouts (fakes/kernel/protocol.py)
     http = protocol_class(timeouts or ReadTimeouts.from_env())
     config = uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False, http=http,
-                            timeout_graceful_shutdown=int(GRACE_S), timeout_keep_alive=30)
+                            timeout_graceful_shutdown=int(GRACE_S), timeout_keep_alive=30,
+                            proxy_headers=forwarded != "none", forwarded_allow_ips=forwarded)
     config.load()
     config.ssl = tls  # what load() makes of ssl_certfile; the request's scheme follows ("https")
     server = uvicorn.Server(config)
@@ -133,12 +136,12 @@ def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None 
 
 
 async def start_servers(bindings: Sequence[Listener], log_level: str = "warning",
-                        timeouts: ReadTimeouts | None = None) -> list[uvicorn.Server]:
+                        timeouts: ReadTimeouts | None = None, forwarded: str | None = None) -> list[uvicorn.Server]:
     """Start serving each app on its (bound, listening) socket, over TLS where the binding has an
     ``ssl`` context; returns at once."""
     servers = []
     for binding in bindings:
-        server = _server(binding[0], log_level, timeouts, binding[2] if len(binding) > 2 else None)
+        server = _server(binding[0], log_level, timeouts, binding[2] if len(binding) > 2 else None, forwarded)
         await server.startup(sockets=[binding[1]])
         servers.append(server)
     return servers
@@ -172,9 +175,9 @@ async def stop_servers(servers: Sequence[uvicorn.Server], grace: float = GRACE_S
 
 async def serve_until(bindings: Sequence[Listener], stop: asyncio.Event,
                       log_level: str = "warning", on_ready: Callable[[], None] | None = None,
-                      timeouts: ReadTimeouts | None = None) -> None:
+                      timeouts: ReadTimeouts | None = None, forwarded: str | None = None) -> None:
     """Serve each app on its socket until ``stop`` is set, then shut all down."""
-    servers = await start_servers(bindings, log_level, timeouts)
+    servers = await start_servers(bindings, log_level, timeouts, forwarded)
     if on_ready is not None:
         on_ready()
     try:

@@ -109,7 +109,7 @@ KERNEL_VARIABLES = frozenset({
     "FAKES_LOG_LEVEL", "FAKES_MAX_FAULT_LATENCY_MS", "FAKES_MAX_BODY_BYTES", "FAKES_MAX_CONTROL_BODY_BYTES",
     "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT", "FAKES_JOURNAL_BODY_BYTES",
     "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS", "FAKES_HTTPS", "FAKES_HTTPS_PORT", "FAKES_TLS_CERT",
-    "FAKES_TLS_KEY", "FAKES_TLS_DIR", "FAKES_TLS_NAMES"})
+    "FAKES_TLS_KEY", "FAKES_TLS_DIR", "FAKES_TLS_NAMES", "FAKES_FORWARDED_ALLOW_IPS"})
 
 
 def check_setting_variables(environ: Mapping[str, str]) -> None:
@@ -207,7 +207,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         requestlog.enable()
     timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout)
     try:
-        run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts))
+        run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts, args.forwarded_allow_ips))
     finally:
         requestlog.disable()
     status = 0
@@ -312,9 +312,10 @@ def _certificate_line(certificate: ServerCertificate) -> str:
             "NODE_EXTRA_CA_CERTS, or a browser's authorities)")
 
 
-async def _serve_forever(bindings: list[Listener], log_level: str, timeouts: ReadTimeouts) -> None:
+async def _serve_forever(bindings: list[Listener], log_level: str, timeouts: ReadTimeouts,
+                         forwarded: str | None = None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await serve_until(bindings, stop, log_level, timeouts=timeouts)
+    await serve_until(bindings, stop, log_level, timeouts=timeouts, forwarded=forwarded)

@@ -117,3 +117,25 @@ class _no_exit:
 
     def __exit__(self, *exc: object) -> bool:
         return False
+
+
+@pytest.mark.parametrize("trusted, scheme", [(None, "https"), ("none", "http")], ids=["loopback proxy", "nobody"])
+def test_behind_a_tls_terminating_proxy_links_say_https_when_the_proxy_is_trusted(trusted: str | None,
+                                                                                  scheme: str) -> None:
+    port = free_port_block(1)
+    flags = ["--forwarded-allow-ips", trusted] if trusted else []
+    argv = [fakes_command(), "serve", "--only", "video", "--port", str(port), *flags]
+    with running(argv, clean_env()) as server:
+        key = parse_banner(server.wait_banner())["video"]["credentials"]["api_key"]
+        server.wait_until_up([f"http://127.0.0.1:{port}/_fake/health"])
+        created = httpx.post(f"http://127.0.0.1:{port}/videos", json={"title": "t"}, auth=(key, ""), trust_env=False,
+                             headers={"X-Forwarded-Proto": "https", "Host": "videos.example"}).json()
+    assert created["assets"]["hls"].startswith(f"{scheme}://videos.example/vod/"), created["assets"]
+
+
+def test_a_bad_forwarded_allow_ips_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--forwarded-allow-ips", "proxy.example"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "takes IP addresses or networks, * or none, got 'proxy.example'" in err and err.count("\n") == 1
