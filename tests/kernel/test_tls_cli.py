@@ -4,6 +4,7 @@ and exit 2."""
 
 from __future__ import annotations
 
+import importlib.util
 import signal
 import ssl
 import time
@@ -12,8 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from fakes import create_fake
 from fakes.kernel.cli import main
-from tests.support.serving import clean_env, fakes_command, free_port_block, parse_banner, running
+from fakes.kernel.tls import local_certificate
+from tests.support.serving import ROOT, clean_env, fakes_command, free_port_block, parse_banner, running
 
 SMALL = ["--set", "filings.scale=small"]
 
@@ -139,3 +142,24 @@ def test_a_bad_forwarded_allow_ips_is_one_line(capsys: pytest.CaptureFixture[str
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "takes IP addresses or networks, * or none, got 'proxy.example'" in err and err.count("\n") == 1
+
+
+def test_the_images_healthcheck_probes_https_when_the_fakes_serve_it(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    spec = importlib.util.spec_from_file_location("tls_healthcheck", ROOT / "docker" / "healthcheck.py")
+    assert spec is not None and spec.loader is not None
+    healthcheck = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(healthcheck)
+    fake = create_fake("video")
+    with fake.serve(tls=local_certificate(tmp_path).context) as base_url:
+        port = base_url.rsplit(":", 1)[1]
+        for name, value in {"FAKES_ONLY": "video", "FAKES_PORT": port, "FAKES_HOST": "127.0.0.1"}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("FAKES_GATEWAY", raising=False)
+        monkeypatch.delenv("FAKES_CONTROL_TOKEN", raising=False)
+        monkeypatch.setenv("FAKES_HTTPS", "1")
+        assert healthcheck.main([]) == 0
+        assert capsys.readouterr().out == f"ok https://127.0.0.1:{port}/_fake/health\n"
+        monkeypatch.setenv("FAKES_HTTPS", "")
+        assert healthcheck.main([]) == 1  # plain HTTP to an HTTPS port: unhealthy, said so
