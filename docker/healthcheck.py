@@ -5,7 +5,9 @@ It imports nothing of the project (importing the fakes to learn their ports cost
 35 MB per probe), only urllib and argparse. The port comes from the variables (and flags) that
 `fakes serve` reads: FAKES_GATEWAY, else FAKES_PORT, else the default port of the first service,
 in `fakes list` order, that FAKES_ONLY names (all when empty). FAKES_HOST says where to connect
-and FAKES_CONTROL_TOKEN is sent when set. One probe stands for all: `fakes serve` binds every port
+and FAKES_CONTROL_TOKEN is sent when set. With FAKES_HTTPS (HTTPS instead of HTTP) it probes over
+HTTPS without checking the certificate: it asks whether this container's own server answers, not
+whom to trust. One probe stands for all: `fakes serve` binds every port
 before it serves any, and serves them all from one process. A container started with flags
 instead of variables passes the same flags here, e.g. in compose:
 ``healthcheck: {test: ["CMD", "python", "/opt/fakes/healthcheck.py", "--only", "filings"]}``.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import ssl
 import sys
 import urllib.error
 import urllib.request
@@ -38,6 +41,7 @@ def health_url(argv: Sequence[str] = ()) -> tuple[str, str | None]:
     parser.add_argument("--port", default=env("FAKES_PORT") or None)
     parser.add_argument("--gateway", default=env("FAKES_GATEWAY") or None)
     parser.add_argument("--control-token", default=env("FAKES_CONTROL_TOKEN") or None)
+    parser.add_argument("--https", action="store_const", const="1", default=env("FAKES_HTTPS") or "")
     args, _ = parser.parse_known_args(list(argv))  # other flags do not change where it listens
     if args.gateway is not None:
         port = int(args.gateway)
@@ -49,7 +53,8 @@ def health_url(argv: Sequence[str] = ()) -> tuple[str, str | None]:
         if not served:
             raise ValueError(f"FAKES_ONLY={args.only!r} names no service of this image")
         port = DEFAULT_PORTS[served[0]]
-    return f"http://{probe_host(args.host)}:{port}{HEALTH_PATH}", args.control_token
+    scheme = "https" if args.https.strip().lower() in ("1", "true", "yes", "on") else "http"
+    return f"{scheme}://{probe_host(args.host)}:{port}{HEALTH_PATH}", args.control_token
 
 
 def probe_host(host: str) -> str:
@@ -64,8 +69,13 @@ def probe_host(host: str) -> str:
 def probe(url: str, token: str | None) -> str | None:
     """None when ``url`` answers 200, else what went wrong."""
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    context = None
+    if url.startswith("https:"):  # this container's own server on loopback: liveness, not trust
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S, context=context) as response:
             status = response.status
     except urllib.error.HTTPError as exc:
         status = exc.code

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import ipaddress
 import json
 import os
 import sys
@@ -71,6 +72,30 @@ def build_parser() -> argparse.ArgumentParser:
                        help="first service's port (1-65535); the others follow in `fakes list` order")
     serve.add_argument("--gateway", type=_port, metavar="PORT", default=_env("FAKES_GATEWAY"),
                        help="single-port mode: every service on PORT, routed by /<service>/ prefix or Host")
+    serve.add_argument("--https", action="store_const", const="1", default=_env("FAKES_HTTPS"),
+                       help="serve HTTPS instead of HTTP on every port (the variable takes 1 or 0; certificate: "
+                            "--tls-cert/--tls-key, else one signed by a local CA in --tls-dir)")
+    serve.add_argument("--https-port", type=_port, metavar="PORT", default=_env("FAKES_HTTPS_PORT"),
+                       help="serve HTTPS beside HTTP: the first service's HTTPS port, the others following as "
+                            "with --port (with --gateway: the gateway's HTTPS port)")
+    serve.add_argument("--tls-cert", metavar="FILE", default=_env("FAKES_TLS_CERT"),
+                       help="the HTTPS certificate (PEM chain) to serve; with --tls-key")
+    serve.add_argument("--tls-key", metavar="FILE", default=_env("FAKES_TLS_KEY"),
+                       help="the private key (PEM) of --tls-cert")
+    serve.add_argument("--tls-dir", metavar="DIR", default=_env("FAKES_TLS_DIR"),
+                       help="where the local CA that signs the generated certificate lives, made on first use and "
+                            "reused (ca.pem to trust, ca-key.pem mode 0600; default $XDG_DATA_HOME/contract-fakes/tls, "
+                            "else ~/.local/share/contract-fakes/tls)")
+    serve.add_argument("--tls-name", action="append", default=_list_env("FAKES_TLS_NAMES"), metavar="NAME",
+                       dest="tls_names",
+                       help="a host name or address the generated certificate also holds (repeatable; it always "
+                            "holds localhost, 127.0.0.1, ::1, --host, this machine's name, each served service's "
+                            "name and <service>.localhost)")
+    serve.add_argument("--forwarded-allow-ips", metavar="ADDRESSES", type=_forwarded,
+                       default=_env("FAKES_FORWARDED_ALLOW_IPS", "127.0.0.1,::1"),
+                       help="comma-separated addresses (or *) of proxies whose X-Forwarded-Proto and X-Forwarded-For "
+                            "are believed: behind a TLS-terminating proxy the links a fake writes then say https "
+                            "(default 127.0.0.1,::1: a proxy on this machine; none: nobody's)")
     serve.add_argument("--seed", type=_int, default=_env("FAKES_SEED", "0"), help="seed of all data (default 0)")
     serve.add_argument("--clock", default=_env("FAKES_CLOCK", "real"),
                        help="manual | real | scaled:FACTOR (default real)")
@@ -165,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: the variables of the flags whose name does not spell them (FAKES_ + the flag in capitals)
-_VARIABLE_OF = {"prefix": "FAKES_PREFIXES", "silence_rules": "FAKES_SILENCE_RULES",
+_VARIABLE_OF = {"prefix": "FAKES_PREFIXES", "silence_rules": "FAKES_SILENCE_RULES", "tls_names": "FAKES_TLS_NAMES",
                 "settings": "FAKES_<SERVICE>_<KEY>", "help": None}
 
 
@@ -208,6 +233,20 @@ def _port(text: str) -> int:
     if not 1 <= value <= MAX_PORT:
         raise argparse.ArgumentTypeError(f"a port is from 1 to {MAX_PORT}, got {value}")
     return value
+
+
+def _forwarded(text: str) -> str:
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if items == ["none"] or items == ["*"]:
+        return items[0]
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes IP addresses or networks, * or none, got {item!r}") from None
+    if not items:
+        raise argparse.ArgumentTypeError("takes IP addresses or networks, * or none")
+    return ",".join(items)
 
 
 def _log_level(text: str) -> str:

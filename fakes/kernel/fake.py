@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import ssl
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -467,14 +468,18 @@ class Fake:
         return httpx.AsyncClient(transport=AsyncFakeTransport(self.app), **kwargs)
 
     @contextlib.contextmanager
-    def serve(self, host: str = "127.0.0.1", port: int = 0, *, timeouts: ReadTimeouts | None = None) -> Iterator[str]:
+    def serve(self, host: str = "127.0.0.1", port: int = 0, *, timeouts: ReadTimeouts | None = None,
+              tls: ssl.SSLContext | None = None) -> Iterator[str]:
         """Serve over real HTTP in a background thread; yields the base URL (prefix included).
         ``timeouts``: the header and body read timeouts (default: FAKES_HEADER_TIMEOUT /
-        FAKES_BODY_TIMEOUT, else 10 s and 30 s; fakes/kernel/protocol.py)."""
+        FAKES_BODY_TIMEOUT, else 10 s and 30 s; fakes/kernel/protocol.py). ``tls``: serve HTTPS
+        with this server context (``fakes.kernel.tls.local_certificate().context``); the URL is
+        then ``https://``."""
         from .server import ServerThread
 
-        with ServerThread([(self.app, host, port)], timeouts=timeouts) as (bound,):
-            yield f"http://{bound[0]}:{bound[1]}{self.prefix}"
+        with ServerThread([(self.app, host, port)], timeouts=timeouts, tls=tls) as (bound,):
+            shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+            yield f"{'https' if tls is not None else 'http'}://{shown}:{bound[1]}{self.prefix}"
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} seed={self.seed} clock={self.clock.spec}>"

@@ -23,6 +23,12 @@ broken at the end of the report (see docs/verdicts.md).
 ``--fakes-port-range 20000-20999`` (``FAKES_PORT_RANGE``, the ini option ``fakes_port_range``) puts
 the ``NAME_url`` and ``NAME_world_url`` servers on ports of that range (CI runners whose firewall
 opens a range only); a bad range (reversed, outside 1-65535) stops the session at its start.
+
+HTTPS: ``NAME_https_url`` serves the test's ``NAME_fake`` over TLS (``https://127.0.0.1:PORT``)
+with a certificate signed by the local CA of ``--fakes-tls-dir`` (``FAKES_TLS_DIR``, the ini option
+``fakes_tls_dir``, else the user's, as ``fakes serve`` uses; see :mod:`fakes.kernel.tls`);
+``fakes_ca_path`` is that CA's ``ca.pem`` for clients to verify with (``httpx.Client(verify=...)``,
+``requests``' ``verify=``), ``fakes_tls`` the certificate itself (``.client_context()``).
 """
 
 from __future__ import annotations
@@ -33,8 +39,10 @@ import json
 import os
 import random
 import re
+import ssl
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -43,6 +51,7 @@ from .. import registry
 from .clock import Clock
 from .fake import Fake
 from .server import PortInUse
+from .tls import TLS_DIR_ENV, ServerCertificate, TLSError, default_tls_dir, local_certificate
 from .verdicts import render_verdicts, verdicts_of_worlds
 
 #: the fakes a test got from this plugin's fixtures (strict mode judges their clients)
@@ -63,6 +72,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           f"port; env {PORT_RANGE_ENV}, ini fakes_port_range)")
     parser.addini("fakes_port_range", "ports of the NAME_url and NAME_world_url fixtures (see --fakes-port-range)",
                   default="")
+    parser.addoption("--fakes-tls-dir", metavar="DIR", default=None,
+                     help=f"the local CA that signs the NAME_https_url fixtures' certificates (made there on first "
+                          f"use, then reused; env {TLS_DIR_ENV}, ini fakes_tls_dir; default: the user's, as `fakes "
+                          "serve` uses)")
+    parser.addini("fakes_tls_dir", "the local CA's directory of the NAME_https_url fixtures (see --fakes-tls-dir; "
+                  "a relative path is below the rootdir)", default="")
 
 
 def port_range(config: pytest.Config) -> range | None:
@@ -83,12 +98,23 @@ def port_range(config: pytest.Config) -> range | None:
     return range(low, high + 1)
 
 
+def tls_dir(config: pytest.Config) -> Path:
+    """The local CA's directory: --fakes-tls-dir, else FAKES_TLS_DIR, else the ini option (below
+    the rootdir when relative), else the user's (:func:`fakes.kernel.tls.default_tls_dir`)."""
+    chosen = config.getoption("--fakes-tls-dir") or os.environ.get(TLS_DIR_ENV)
+    if chosen:
+        return Path(chosen)
+    ini = str(config.getini("fakes_tls_dir") or "")
+    return config.rootpath / ini if ini else default_tls_dir()
+
+
 @contextlib.contextmanager
-def serve_in_range(fake: Fake, ports: range | None) -> Iterator[str]:
+def serve_in_range(fake: Fake, ports: range | None, tls: ssl.SSLContext | None = None) -> Iterator[str]:
     """``fake.serve()`` on a free port of ``ports`` (any free port when None): tried from a random
-    one on (xdist workers seldom collide), each taken one skipped; none free is an error."""
+    one on (xdist workers seldom collide), each taken one skipped; none free is an error. ``tls``:
+    over HTTPS with this server context."""
     if ports is None:
-        with fake.serve() as base_url:
+        with fake.serve(tls=tls) as base_url:
             yield base_url
         return
     first = random.randrange(len(ports))
@@ -96,7 +122,7 @@ def serve_in_range(fake: Fake, ports: range | None) -> Iterator[str]:
         for step in range(len(ports)):
             port = ports[(first + step) % len(ports)]
             try:
-                base_url = stack.enter_context(fake.serve(port=port))
+                base_url = stack.enter_context(fake.serve(port=port, tls=tls))
             except PortInUse:
                 continue
             yield base_url
@@ -247,6 +273,41 @@ def _doc(text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return document
 
 
+@pytest.fixture(scope="session")
+def fakes_tls(request: pytest.FixtureRequest) -> ServerCertificate:
+    """The certificate of the NAME_https_url fixtures: signed by the local CA of --fakes-tls-dir
+    (made there on first use); ``.client_context()`` is an ``ssl`` context trusting it."""
+    try:
+        return local_certificate(tls_dir(request.config))
+    except TLSError as exc:
+        pytest.fail(f"contract-fakes: no HTTPS for the NAME_https_url fixtures: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def fakes_ca_path(fakes_tls: ServerCertificate) -> str:
+    """The local CA's certificate (``ca.pem``) that signs the NAME_https_url fixtures' certificates:
+    ``httpx.Client(verify=fakes_ca_path)``, ``requests.get(..., verify=fakes_ca_path)``,
+    ``SSL_CERT_FILE`` / ``NODE_EXTRA_CA_CERTS`` for a subprocess."""
+    assert fakes_tls.ca_path is not None
+    return str(fakes_tls.ca_path)
+
+
+def https_fixture(service: str) -> Callable[..., Any]:
+    """The NAME_https_url fixture of a service (a plugin adding its own fake assigns it like
+    :func:`service_fixtures`: ``notes_https_url = https_fixture("notes")``)."""
+    stem = service.replace("-", "_")
+
+    @pytest.fixture(name=f"{stem}_https_url")
+    @_doc(f"The {service} fake of this test ({stem}_fake) served over HTTPS on a free loopback port "
+          f"(``https://127.0.0.1:PORT``; verify with fakes_ca_path): its base URL.")
+    def https_url_fixture(request: pytest.FixtureRequest, fakes_tls: ServerCertificate) -> Iterator[str]:
+        fake: Fake = request.getfixturevalue(f"{stem}_fake")
+        with serve_in_range(fake, port_range(request.config), fakes_tls.context) as base_url:
+            yield base_url
+
+    return https_url_fixture
+
+
 def service_fixtures(service: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """The (NAME_fake, NAME_url) fixtures of a service; a plugin adding its own fake assigns them
     to module names of its conftest: ``notes_fake, notes_url = service_fixtures("notes")``."""
@@ -344,3 +405,4 @@ for _service in registry.service_names():
     _stem = _service.replace("-", "_")
     globals()[f"{_stem}_fake"], globals()[f"{_stem}_url"] = service_fixtures(_service)
     globals()[f"{_stem}_world"], globals()[f"{_stem}_world_url"] = world_fixtures(_service)
+    globals()[f"{_stem}_https_url"] = https_fixture(_service)

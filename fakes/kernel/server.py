@@ -15,6 +15,7 @@ import contextlib
 import errno
 import logging
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from types import TracebackType
@@ -40,6 +41,8 @@ HTTP_PARSER = "httptools"
 GRACE_S = 2.0
 
 Binding = tuple[Any, str, int]  # (ASGI app, host, port)
+#: an app on its bound socket, served over TLS with the context when one is given
+Listener = tuple[Any, socket.socket] | tuple[Any, socket.socket, ssl.SSLContext | None]
 
 
 class CannotListen(OSError):
@@ -116,24 +119,30 @@ def run(main: Coroutine[Any, Any, Any]) -> Any:
         return runner.run(main)
 
 
-def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None = None) -> uvicorn.Server:
+#: ``forwarded``: the addresses whose X-Forwarded-Proto / -For uvicorn believes (a TLS-terminating proxy:
+#: links then say https); None: uvicorn's default (FORWARDED_ALLOW_IPS, else 127.0.0.1 and ::1); "none": nobody's
+def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None = None,
+            tls: ssl.SSLContext | None = None, forwarded: str | None = None) -> uvicorn.Server:
     # httptools with the kernel's header and body read timeouts (fakes/kernel/protocol.py)
     http = protocol_class(timeouts or ReadTimeouts.from_env())
     config = uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False, http=http,
-                            timeout_graceful_shutdown=int(GRACE_S), timeout_keep_alive=30)
+                            timeout_graceful_shutdown=int(GRACE_S), timeout_keep_alive=30,
+                            proxy_headers=forwarded != "none", forwarded_allow_ips=forwarded)
     config.load()
+    config.ssl = tls  # what load() makes of ssl_certfile; the request's scheme follows ("https")
     server = uvicorn.Server(config)
     server.lifespan = config.lifespan_class(config)  # what Server.serve() would set up
     return server
 
 
-async def start_servers(bindings: Sequence[tuple[Any, socket.socket]], log_level: str = "warning",
-                        timeouts: ReadTimeouts | None = None) -> list[uvicorn.Server]:
-    """Start serving each app on its (bound, listening) socket; returns at once."""
+async def start_servers(bindings: Sequence[Listener], log_level: str = "warning",
+                        timeouts: ReadTimeouts | None = None, forwarded: str | None = None) -> list[uvicorn.Server]:
+    """Start serving each app on its (bound, listening) socket, over TLS where the binding has an
+    ``ssl`` context; returns at once."""
     servers = []
-    for app, sock in bindings:
-        server = _server(app, log_level, timeouts)
-        await server.startup(sockets=[sock])
+    for binding in bindings:
+        server = _server(binding[0], log_level, timeouts, binding[2] if len(binding) > 2 else None, forwarded)
+        await server.startup(sockets=[binding[1]])
         servers.append(server)
     return servers
 
@@ -164,19 +173,19 @@ async def stop_servers(servers: Sequence[uvicorn.Server], grace: float = GRACE_S
                 transport.close()
 
 
-async def serve_until(bindings: Sequence[tuple[Any, socket.socket]], stop: asyncio.Event,
+async def serve_until(bindings: Sequence[Listener], stop: asyncio.Event,
                       log_level: str = "warning", on_ready: Callable[[], None] | None = None,
-                      timeouts: ReadTimeouts | None = None) -> None:
+                      timeouts: ReadTimeouts | None = None, forwarded: str | None = None) -> None:
     """Serve each app on its socket until ``stop`` is set, then shut all down."""
-    servers = await start_servers(bindings, log_level, timeouts)
+    servers = await start_servers(bindings, log_level, timeouts, forwarded)
     if on_ready is not None:
         on_ready()
     try:
         await stop.wait()
     finally:
         await stop_servers(servers)
-        for _, sock in bindings:
-            sock.close()
+        for binding in bindings:
+            binding[1].close()
 
 
 class ServerThread:
@@ -185,14 +194,15 @@ class ServerThread:
     Each instance has its own thread and event loop, so that a fake whose handler blocks (or calls
     another served fake synchronously) never holds up another one. The sockets are bound in the
     constructor (a taken port raises :class:`PortInUse` there); start and stop each take about a
-    millisecond.
+    millisecond. ``tls``: serve every binding over HTTPS with this server context
+    (:mod:`fakes.kernel.tls`).
     """
 
     def __init__(self, bindings: Sequence[Binding], *, log_level: str = "warning",
-                 timeouts: ReadTimeouts | None = None) -> None:
+                 timeouts: ReadTimeouts | None = None, tls: ssl.SSLContext | None = None) -> None:
         self._timeouts = timeouts
-        self._sockets = [(app, bind_socket(host, port)) for app, host, port in bindings]
-        self.addresses: list[tuple[str, int]] = [sock.getsockname()[:2] for _, sock in self._sockets]
+        self._sockets: list[Listener] = [(app, bind_socket(host, port), tls) for app, host, port in bindings]
+        self.addresses: list[tuple[str, int]] = [binding[1].getsockname()[:2] for binding in self._sockets]
         self._log_level = log_level
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -230,8 +240,8 @@ class ServerThread:
                 self._loop.call_soon_threadsafe(self._stop.set)
         if self._thread.ident is not None:
             self._thread.join(timeout)
-        for _, sock in self._sockets:
-            sock.close()
+        for binding in self._sockets:
+            binding[1].close()
 
     def __enter__(self) -> list[tuple[str, int]]:
         return self.start()

@@ -14,6 +14,7 @@ import ipaddress
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,10 +27,11 @@ from .fake import Fake
 from .gateway import GatewayApp
 from .journal import parse_switch
 from .protocol import ReadTimeouts
-from .server import bind_socket, serve_until, stack_description
+from .server import Listener, bind_socket, serve_until, stack_description
 from .server import run as run_on_fast_loop
 from .settings import SettingsError, env_prefix, unknown_variables
 from .statedir import check_writable, load_states, save_states
+from .tls import ServerCertificate, TLSError, given_certificate, local_certificate
 from .verdicts import check_owners, serve_summary
 from .worlds import DEFAULT_MAX_WORLDS
 
@@ -109,7 +111,9 @@ KERNEL_VARIABLES = frozenset({
     "FAKES_PREFIXES", "FAKES_JOURNAL_SIZE", "FAKES_MAX_WORLDS", "FAKES_WORLD_IDLE_EXPIRY", "FAKES_SILENCE_RULES",
     "FAKES_LOG_LEVEL", "FAKES_MAX_FAULT_LATENCY_MS", "FAKES_MAX_BODY_BYTES", "FAKES_MAX_CONTROL_BODY_BYTES",
     "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT", "FAKES_JOURNAL_BODY_BYTES",
-    "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS", "FAKES_ALLOWED_HOSTS", "FAKES_ALLOWED_ORIGINS"})
+    "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS", "FAKES_ALLOWED_HOSTS", "FAKES_ALLOWED_ORIGINS",
+    "FAKES_HTTPS", "FAKES_HTTPS_PORT", "FAKES_TLS_CERT", "FAKES_TLS_KEY", "FAKES_TLS_DIR", "FAKES_TLS_NAMES",
+    "FAKES_FORWARDED_ALLOW_IPS"})
 
 
 def _host_name(host: str) -> list[str]:
@@ -150,10 +154,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     check_owners(args.silence_rules, registry.service_names())
     keep_secrets = _switch(args.journal_keep_secrets, "FAKES_JOURNAL_KEEP_SECRETS")
     log_requests = _switch(args.log_requests, "FAKES_LOG_REQUESTS") or args.log_level in ("debug", "trace")
-    if args.gateway is None and args.port is not None and args.port + len(names) - 1 > MAX_PORT:
-        last = args.port + len(names) - 1
-        raise CliError(f"--port {args.port} puts {len(names)} services on ports {args.port}-{last}, past {MAX_PORT}: "
-                       f"use --port {MAX_PORT - len(names) + 1} or lower, --only fewer services, or --gateway PORT")
+    if args.gateway is None:
+        for flag, first in (("--port", args.port), ("--https-port", args.https_port)):
+            if first is not None and first + len(names) - 1 > MAX_PORT:
+                last = first + len(names) - 1
+                raise CliError(f"{flag} {first} puts {len(names)} services on ports {first}-{last}, past {MAX_PORT}: "
+                               f"use {flag} {MAX_PORT - len(names) + 1} or lower, --only fewer services, or "
+                               "--gateway PORT")
+    https_only = _switch(args.https, "FAKES_HTTPS")
+    certificate = serving_certificate(args, names, https_only)
     if args.save_state:
         check_writable(args.save_state)  # refused now, not after a day of serving
     if args.save_state_every and not args.save_state:
@@ -178,23 +187,32 @@ def cmd_serve(args: argparse.Namespace) -> int:
     loaded = load_states(fakes, args.state, registry.service_names()) if args.state else []
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
-    bindings: list[tuple[Any, Any]] = []
+    bindings: list[Listener] = []
     lines = []
     restored = {item for item in loaded if "/" not in item}  # a default world loaded from a file
+    context = certificate.context if certificate is not None else None
+    scheme = "https" if https_only else "http"
     if args.gateway is not None:
-        sock = bind_socket(args.host, args.gateway)
-        bindings.append((GatewayApp(fakes), sock))
+        gateway = GatewayApp(fakes)
+        bindings.append((gateway, bind_socket(args.host, args.gateway), context if https_only else None))
+        if args.https_port is not None:
+            bindings.append((gateway, bind_socket(args.host, args.https_port), context))
         for name, fake in fakes.items():
-            lines.append(_banner(name, fake, f"http://{_shown_host(args.host)}:{args.gateway}{fake.prefix}",
-                                 name in restored))
+            lines.append(_banner(name, fake, f"{scheme}://{_shown_host(args.host)}:{args.gateway}{fake.prefix}",
+                                 name in restored, _https_url(args.host, args.https_port, fake)))
     else:
         for offset, (name, fake) in enumerate(fakes.items()):
             port = args.port + offset if args.port is not None else fake.default_port
-            sock = bind_socket(args.host, port)
-            bindings.append((fake.app, sock))
-            lines.append(_banner(name, fake, f"http://{_shown_host(args.host)}:{port}{fake.prefix}", name in restored))
+            bindings.append((fake.app, bind_socket(args.host, port), context if https_only else None))
+            https_port = args.https_port + offset if args.https_port is not None else None
+            if https_port is not None:
+                bindings.append((fake.app, bind_socket(args.host, https_port), context))
+            lines.append(_banner(name, fake, f"{scheme}://{_shown_host(args.host)}:{port}{fake.prefix}",
+                                 name in restored, _https_url(args.host, https_port, fake)))
     print(f"contract-fakes: seed {args.seed}, clock {args.clock}"
           + (", control token required" if args.control_token else ""))
+    if certificate is not None:
+        print(_certificate_line(certificate))
     if args.state:
         print(f"state loaded from {args.state}: {', '.join(loaded) or 'no state file of these services'}")
     for line in lines:
@@ -210,7 +228,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout)
     try:
         autosave = (fakes, args.save_state, args.save_state_every) if args.save_state_every else None
-        run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts, autosave))
+        run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts, args.forwarded_allow_ips, autosave))
     finally:
         requestlog.disable()
     status = 0
@@ -250,19 +268,73 @@ def configure_logging(level: str) -> None:
     LOG.setLevel(logging.DEBUG if level == "trace" else getattr(logging, level.upper()))
 
 
-def _banner(name: str, fake: Fake, url: str, restored: bool = False) -> str:
+def _banner(name: str, fake: Fake, url: str, restored: bool = False, https_url: str | None = None) -> str:
     # a fake restored from a state has its clients' credentials; demo ones would only add records
     credentials = {"state": "loaded (its own credentials; no demo ones added)"} if restored else \
         fake.demo_credentials()
+    also = f"\n    https: {https_url}" if https_url else ""
     creds = "".join(f"\n    {key}: {value}" for key, value in credentials.items())
-    return f"  {name:<14} {url}   (control: {url}/_fake/health, dashboard: {url}/_fake/ui){creds}"
+    return f"  {name:<14} {url}   (control: {url}/_fake/health, dashboard: {url}/_fake/ui){also}{creds}"
 
 
 def _shown_host(host: str) -> str:
-    return "127.0.0.1" if host in ("0.0.0.0", "") else host
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
 
 
-async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str, timeouts: ReadTimeouts,
+def _https_url(host: str, port: int | None, fake: Fake) -> str | None:
+    return f"https://{_shown_host(host)}:{port}{fake.prefix}" if port is not None else None
+
+
+# -- HTTPS ---------------------------------------------------------------------------------------
+def serving_certificate(args: argparse.Namespace, names: Sequence[str], https_only: bool) -> ServerCertificate | None:
+    """The certificate HTTPS serves (None: no HTTPS asked): ``--tls-cert``/``--tls-key``, else one
+    signed by the local CA of ``--tls-dir`` for localhost, 127.0.0.1, ::1, ``--host``, this
+    machine's name, the services' names (compose aliases) and ``<service>.localhost`` (the
+    gateway's Host routing), and every ``--tls-name``."""
+    wanted = https_only or args.https_port is not None
+    given = [flag for flag, value in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key),
+                                      ("--tls-name", args.tls_names)) if value]
+    if not wanted:
+        if given:
+            raise CliError(f"{given[0]} chooses the HTTPS certificate, but no HTTPS is served: add --https (HTTPS "
+                           "instead of HTTP) or --https-port PORT (beside it)")
+        return None
+    if https_only and args.https_port is not None:
+        raise CliError("--https serves HTTPS instead of HTTP on every port and --https-port beside it: use one")
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise CliError("--tls-cert and --tls-key go together: the certificate (PEM chain) and its private key")
+    try:
+        if args.tls_cert:
+            if args.tls_names:
+                raise CliError("--tls-name names what a generated certificate holds; --tls-cert gives your own")
+            return given_certificate(args.tls_cert, args.tls_key)
+        hosts = [args.host, _machine_name(), *names, *(f"{name}.localhost" for name in names), *args.tls_names]
+        return local_certificate(args.tls_dir or None, hosts)
+    except TLSError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _machine_name() -> str:
+    try:
+        return socket.gethostname()
+    except OSError:
+        return ""
+
+
+def _certificate_line(certificate: ServerCertificate) -> str:
+    if certificate.ca_path is None:
+        return "HTTPS with the certificate given (--tls-cert)"
+    return (f"HTTPS with a certificate for {', '.join(certificate.names)}, signed by the local CA "
+            f"{certificate.ca_path} (trust that file: httpx verify=, curl --cacert, SSL_CERT_FILE, "
+            "NODE_EXTRA_CA_CERTS, or a browser's authorities)")
+
+
+async def _serve_forever(bindings: list[Listener], log_level: str, timeouts: ReadTimeouts,
+                         forwarded: str | None = None,
                          autosave: tuple[dict[str, Fake], str, float] | None = None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -271,7 +343,7 @@ async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str, timeou
     # --save-state-every: what changed is saved while serving, so a killed process loses little
     saving = asyncio.create_task(save_periodically(*autosave, stop)) if autosave else None
     try:
-        await serve_until(bindings, stop, log_level, timeouts=timeouts)
+        await serve_until(bindings, stop, log_level, timeouts=timeouts, forwarded=forwarded)
     finally:
         stop.set()
         if saving is not None:

@@ -26,6 +26,7 @@ from starlette.types import Receive, Scope, Send
 from fakes.kernel.http import header_value
 
 from . import media
+from .browser import cors_policy
 from .endpoints import ServedVideo, request_base
 from .settings import VideoSettings
 from .timeline import BANDWIDTH, RESOLUTION
@@ -58,6 +59,14 @@ class FileChunks(Response):
 
 def _missing() -> Response:
     return Response("Not Found\n", status_code=404, media_type="text/plain")
+
+
+def _not_yet(status: int) -> Response:
+    """A manifest or MP4 that encoding will make but has not made yet: 202 with an empty body (the
+    ``not_ready_status`` setting; docs/services/video.md, "From a browser"), or the plain 404."""
+    if status == 404:
+        return _missing()
+    return Response(b"", status_code=status, headers={"cache-control": "no-store"})
 
 
 def master_playlist(qualities: list[str]) -> str:
@@ -125,6 +134,9 @@ def asset_routes(settings: VideoSettings) -> list[BaseRoute]:
     def base_of(request: Request) -> str:
         return settings.public_base_url.rstrip("/") or request_base(request)
 
+    def not_yet() -> Response:
+        return _not_yet(settings.not_ready_status)
+
     def deliver(request: Request, media: Any, seconds: float, *, ended: bool = False, impression: bool = False) -> None:
         """Minutes watched and the viewer's analytics session (viewer: address and user agent)."""
         fake_of(request).model.delivered(media, client=request.client.host if request.client else "-",
@@ -149,7 +161,7 @@ def asset_routes(settings: VideoSettings) -> list[BaseRoute]:
         assert video.timeline is not None
         qualities = video.timeline.encoded_hls(now)
         if not qualities:
-            return _missing()
+            return not_yet() if video.timeline.will_encode("hls") else _missing()
         return Response(master_playlist(qualities), media_type=HLS)
 
     def encoded_quality(request: Request) -> Video | None:
@@ -161,9 +173,13 @@ def asset_routes(settings: VideoSettings) -> list[BaseRoute]:
         return video if request.path_params["quality"] in video.timeline.encoded_hls(now) else None
 
     async def playlist(request: Request) -> Response:
-        video = encoded_quality(request)
-        if video is None or video.probe is None:
+        found = current(request)
+        if found is None or found[0].timeline is None or found[0].probe is None:
             return _missing()
+        (video, now), quality = found, request.path_params["quality"]
+        assert video.timeline is not None and video.probe is not None
+        if quality not in video.timeline.encoded_hls(now):
+            return not_yet() if video.timeline.will_encode("hls", quality) else _missing()
         return Response(media_playlist(video.probe.duration_s), media_type=HLS)
 
     async def segment(request: Request) -> Response:
@@ -199,7 +215,7 @@ def asset_routes(settings: VideoSettings) -> list[BaseRoute]:
         video, now = found
         assert video.timeline is not None and video.probe is not None
         if not video.timeline.mp4_ready(now):
-            return _missing()
+            return not_yet() if video.timeline.will_encode("mp4") else _missing()
         deliver(request, video, video.probe.duration_s, ended=True)
         path = fake.model.storage.source_path(video.video_id)
         if fake.model.storage.exists(video.video_id) and os.path.getsize(path) > 0:
@@ -277,18 +293,24 @@ def asset_routes(settings: VideoSettings) -> list[BaseRoute]:
             return _missing()
         return Response(theme.logo.data, media_type=theme.logo.media_type)
 
+    cors = cors_policy(settings)
+
+    def get(path: str, endpoint: Callable[[Request], Awaitable[Response]]) -> BaseRoute:
+        """A GET route; answering pages of other origins where the settings say (browser.py)."""
+        return cors.route(path, endpoint, ["GET"]) if cors is not None else Route(path, endpoint, methods=["GET"])
+
     return [
-        Route("/vod/{video_id}", player, methods=["GET"]),
-        Route("/vod/{video_id}/hls/manifest.m3u8", master, methods=["GET"]),
-        Route("/vod/{video_id}/hls/{quality}/manifest.m3u8", playlist, methods=["GET"]),
-        Route("/vod/{video_id}/hls/{quality}/segment-{index:int}.ts", segment, methods=["GET"]),
-        Route("/vod/{video_id}/thumbnail.jpg", thumbnail, methods=["GET"]),
-        Route("/vod/{video_id}/mp4/source.mp4", mp4, methods=["GET"]),
-        Route("/vod/{video_id}/captions/{language}.vtt", webvtt("captions"), methods=["GET"]),
-        Route("/vod/{video_id}/chapters/{language}.vtt", webvtt("chapters"), methods=["GET"]),
-        Route("/live/{live_id}.m3u8", live_manifest, methods=["GET"]),
-        Route("/live/{live_id}/segment-{index:int}.ts", live_segment, methods=["GET"]),
-        Route("/live/{live_id}/thumbnail.jpg", live_thumbnail, methods=["GET"]),
-        Route("/live/{live_id}", live_player, methods=["GET"]),
-        Route("/assets/players/{player_id}/logo.{extension}", logo, methods=["GET"]),
+        get("/vod/{video_id}", player),
+        get("/vod/{video_id}/hls/manifest.m3u8", master),
+        get("/vod/{video_id}/hls/{quality}/manifest.m3u8", playlist),
+        get("/vod/{video_id}/hls/{quality}/segment-{index:int}.ts", segment),
+        get("/vod/{video_id}/thumbnail.jpg", thumbnail),
+        get("/vod/{video_id}/mp4/source.mp4", mp4),
+        get("/vod/{video_id}/captions/{language}.vtt", webvtt("captions")),
+        get("/vod/{video_id}/chapters/{language}.vtt", webvtt("chapters")),
+        get("/live/{live_id}.m3u8", live_manifest),
+        get("/live/{live_id}/segment-{index:int}.ts", live_segment),
+        get("/live/{live_id}/thumbnail.jpg", live_thumbnail),
+        get("/live/{live_id}", live_player),
+        get("/assets/players/{player_id}/logo.{extension}", logo),
     ]

@@ -25,6 +25,7 @@ from fakes.kernel.http import InvalidInteger, encoded_headers, header_value, jso
 from fakes.kernel.limits import limit_body
 from fakes.kernel.verdicts import flag
 
+from .browser import cors_policy
 from .delivery import Dispatcher
 from .model import VideoModel
 from .problems import invalid_query, problem
@@ -68,6 +69,7 @@ class Api:
 
     def __init__(self, settings: VideoSettings) -> None:
         self.settings = settings
+        self.cors = cors_policy(settings)  # browsers of other origins (browser.py); None: not answered
 
     @property
     def fake(self) -> ServedVideo:
@@ -83,10 +85,14 @@ class Api:
     def endpoint(self, methods: Mapping[str, Handler], *, authenticated: bool = True,
                  upload_methods: tuple[str, ...] = (), bucket_of: BucketOf | None = None
                  ) -> Callable[[Request], Awaitable[Response]]:
-        """One endpoint per path: sync the model, count the rate window, dispatch the method."""
+        """One endpoint per path: answer a browser's preflight (before anything is counted), sync the
+        model, count the rate window, dispatch the method."""
         allow = ", ".join(methods)
+        cors = self.cors
 
         async def endpoint(request: Request) -> Response:
+            if cors is not None and request.method == "OPTIONS" and cors.is_preflight(request.scope):
+                return cors.preflight(request.scope, methods)
             fake: ServedVideo = request.scope["app"]  # the fake or world the kernel routed this to
             serving = SERVING.set(fake)
             fake.sync()
@@ -114,12 +120,16 @@ class Api:
                 response = await handler(request, project)  # type: ignore[arg-type]
             except ServiceError as err:
                 err.headers = {**err.headers, **headers}
+                if cors is not None:
+                    cors.refused(err, request.scope)
                 raise
             finally:
                 fake.dispatch()
                 SERVING.reset(serving)
             # appended raw: cheaper than MutableHeaders on the hot path, same bytes
             response.raw_headers.extend(encoded_headers(headers))
+            if cors is not None:
+                response.raw_headers.extend(cors.answer_headers(request.scope))
             return response
 
         return endpoint

@@ -273,20 +273,23 @@ def analytics_paths(settings: VideoSettings) -> dict[str, Any]:
 def asset_paths() -> dict[str, Any]:
     missing = _text("text/plain", "not there (yet)")
 
-    def asset(summary: str, media: str, *params: Schema, binary: bool = False) -> Schema:
+    def asset(summary: str, media: str, *params: Schema, binary: bool = False, encoded: bool = False) -> Schema:
         body = {"type": "string", "format": "binary"} if binary else {"type": "string"}
+        responses: Schema = {"200": {"description": summary, "content": {media: {"schema": body}}}, "404": missing}
+        if encoded:  # made by encoding: until then (the source in) an empty 202 (the not_ready_status setting)
+            responses["202"] = {"description": "the source is in but this is not encoded yet: an empty body"}
         return {"parameters": list(params), "get": {
-            "tags": ["assets"], "security": [], "summary": summary,
-            "responses": {"200": {"description": summary, "content": {media: {"schema": body}}}, "404": missing}}}
+            "tags": ["assets"], "security": [], "summary": summary, "responses": responses}}
 
     video_id, live_id = param("videoId"), param("liveStreamId")
     hls = "application/vnd.apple.mpegurl"
     return {
         "/vod/{videoId}": asset("Player page", "text/html", video_id),
-        "/vod/{videoId}/hls/manifest.m3u8": asset("HLS master playlist (encoded qualities)", hls, video_id),
+        "/vod/{videoId}/hls/manifest.m3u8": asset("HLS master playlist (encoded qualities)", hls, video_id,
+                                                  encoded=True),
         "/vod/{videoId}/thumbnail.jpg": asset("The thumbnail (uploaded, or a JPEG frame once ingested)", "image/jpeg",
                                               video_id, binary=True),
-        "/vod/{videoId}/mp4/source.mp4": asset("MP4 (mp4Support)", "video/mp4", video_id, binary=True),
+        "/vod/{videoId}/mp4/source.mp4": asset("MP4 (mp4Support)", "video/mp4", video_id, binary=True, encoded=True),
         "/live/{liveStreamId}": asset("Live player page", "text/html", live_id),
         "/live/{liveStreamId}.m3u8": asset("Live HLS playlist while broadcasting", hls, live_id),
         "/live/{liveStreamId}/thumbnail.jpg": asset("Live stream thumbnail", "image/jpeg", live_id, binary=True),

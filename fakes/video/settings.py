@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fakes.kernel.cors import check_origins
 from fakes.kernel.settings import FakeSettings, SettingsError
 
 from .geo import CONTINENT_OF
@@ -27,6 +28,13 @@ class VideoSettings(FakeSettings):
                 "the other environment's keys are refused with 401"})
     public_base_url: str = field(default="", metadata={
         "help": "base URL written into asset URLs (behind a proxy); empty: the address each request reached"})
+    cors_origins: list[str] = field(default_factory=lambda: ["*"], metadata={
+        "help": "origins whose web pages may call the API, the delegated upload and the assets (CORS, as api.video's "
+                "browser uploader needs): [\"*\"] any (default), a list such as [\"https://app.example\"], or [] none "
+                "(no CORS headers; a preflight then gets the API's 405)"})
+    not_ready_status: int = field(default=202, metadata={
+        "help": "what the HLS manifest or the MP4 of a video whose source is in but not yet encoded answers: 202 with "
+                "an empty body (default; api.video's uploader polls the manifest while it gets that) or 404"})
     sandbox_max_duration_s: float = field(default=30.0, metadata={
         "help": "longest source the sandbox accepts, in seconds (seed: 30)"})
     sandbox_retention_s: int = field(default=86_400, metadata={
@@ -104,6 +112,8 @@ class VideoSettings(FakeSettings):
             (0 <= self.custom_domain_month_eur <= 1e6, "custom_domain_month_eur must be from 0 to 1e6"),
             (not self.public_base_url or self.public_base_url.startswith(("http://", "https://")),
              "public_base_url must start with http:// or https://"),
+            (check_origins(self.cors_origins) is None, f"cors_origins: {check_origins(self.cors_origins)}"),
+            (self.not_ready_status in (202, 404), "not_ready_status must be 202 or 404"),
         ]
         problems = [message for ok, message in checks if not ok]
         if problems:

@@ -78,6 +78,10 @@ class Timeline:
     def mp4_ready(self, now_ms: int) -> bool:
         return any(s.encoding == "mp4" and now_ms >= s.end_ms for s in self.steps)
 
+    def will_encode(self, encoding: str, quality: str | None = None) -> bool:
+        """Whether this encoding (of this quality) is planned: encoded already or to come."""
+        return any(s.encoding == encoding and quality in (None, s.quality) for s in self.steps)
+
 
 def build(settings: VideoSettings, uploaded_ms: int, duration_s: float | None, height: int | None, *,
           mp4: bool, transcript: bool) -> Timeline:

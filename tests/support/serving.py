@@ -295,7 +295,7 @@ def run(argv: Sequence[str], env: Mapping[str, str], *, timeout: float = 30.0,
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-BANNER_LINE = re.compile(r"^  (?P<name>\S+)\s+(?P<url>http://\S+)\s+"
+BANNER_LINE = re.compile(r"^  (?P<name>\S+)\s+(?P<url>https?://\S+)\s+"
                          r"\(control: (?P<control>\S+), dashboard: (?P<dashboard>\S+)\)$")
 
 
