@@ -188,6 +188,23 @@ def video_webhook_other_hosts() -> None:
         assert fake.client(auth=(project["sandbox_key"], "")).post("/webhooks", json=hook).status_code == status
 
 
+def cors_origins() -> None:
+    preflight = {"Origin": "http://127.0.0.1:5173", "Access-Control-Request-Method": "GET",
+                 "Access-Control-Request-Headers": "authorization"}
+    for origins, status in ((["*"], 204), (["http://127.0.0.1:5173"], 204), ([], 405)):
+        _, fake = video_project(cors_origins=origins)
+        assert fake.client().options("/videos", headers=preflight).status_code == status, origins
+
+
+def not_ready_status() -> None:
+    for status in (202, 404):
+        project, fake = video_project(not_ready_status=status)
+        client = fake.client(auth=(project["sandbox_key"], ""))
+        video = client.post("/videos", json={"title": "waiting"}).json()["videoId"]
+        client.post(f"/videos/{video}/source", files={"file": ("clip.mp4", CLIP.read_bytes(), "video/mp4")})
+        assert fake.client().get(f"/vod/{video}/hls/manifest.m3u8").status_code == status
+
+
 #: each setting's check, and the words of its description that the check proves
 CHECKS: dict[tuple[str, str], tuple[Check, str]] = {
     ("member-export", "accepted_version"): (accepted_version, r"anything else is 426"),
@@ -210,6 +227,8 @@ CHECKS: dict[tuple[str, str], tuple[Check, str]] = {
     ("video", "max_upload_bytes"): (max_upload_bytes, r"more is uploaded-file-too-large"),
     ("video", "webhook_other_hosts"): (video_webhook_other_hosts, r"refuse \(400 at subscription\) or record"),
     ("video", "min_page_size"): (video_page_size, r"smallest pageSize"),
+    ("video", "cors_origins"): (cors_origins, r"\[\] none .*a preflight then gets the API's 405"),
+    ("video", "not_ready_status"): (not_ready_status, r"answers: 202 .* or 404"),
 }
 #: promises checked by a test of the service's own suite (concurrency cannot be shown in process)
 CHECKED_ELSEWHERE = {
