@@ -19,7 +19,6 @@ from .clock import Clock, ClockError
 from .control import control_routes
 from .dashboard import DASHBOARD_ROUTES, dashboard_paths
 from .errors import ControlError, ServiceError
-from .exchange import redactor
 from .faults import FaultSet
 from .http import check_json_value, dumps, json_response
 from .journal import DEFAULT_JOURNAL_SIZE, Journal, journal_settings
@@ -32,6 +31,7 @@ from .limits import (
     route_cap,
 )
 from .openapi import control_paths, merge_control_plane, required_bodies, secure_control_plane, template_key
+from .redaction import redactor
 from .routing import ServiceRouter
 from .settings import FakeSettings
 from .statecheck import StateError, check_integer
@@ -150,7 +150,8 @@ class Fake:
         self._epoch_high = 0
         # rule ids (or globs) whose verdicts are not recorded; None: FAKES_SILENCE_RULES (comma-separated)
         patterns = split_patterns(os.environ.get(SILENCE_ENV) if silence_rules is None else silence_rules)
-        self.verdict_log = Verdicts(self.client_rules, silenced_ids(self.name, self.client_rules, patterns))
+        self.verdict_log = Verdicts(self.client_rules, silenced_ids(self.name, self.client_rules, patterns),
+                                    redactor=self.journal.redactor)
         self.model: Any = self.create_model()
         self._app: FakeApp | None = None
         self._openapi: dict[str, Any] | None = None

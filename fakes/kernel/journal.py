@@ -20,13 +20,14 @@ from __future__ import annotations
 import fnmatch
 import os
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from starlette.types import Receive, Scope, Send
 
 from .clock import iso_ms
-from .exchange import COST, DEFAULT_BODY_BYTES, Exchange, Kept, Redactor, StatusOnly, describe
+from .exchange import COST, DEFAULT_BODY_BYTES, Exchange, Kept, StatusOnly, describe
+from .redaction import Redactor
 
 DEFAULT_JOURNAL_SIZE = 1000
 #: the headers and bodies one journal keeps at most (its oldest entries' go first)
@@ -214,17 +215,22 @@ class Journal:
     ) -> list[dict[str, Any]]:
         """Entries (new dicts, oldest first) filtered by method, path (exact, or a glob such as
         ``/rest/*``) and whether they carry warnings; ``limit``: the last N of them."""
+        return [self.entry(record, details=details) for record in
+                self.select(self.records(), method=method, path=path, warnings_only=warnings_only, limit=limit)]
+
+    @staticmethod
+    def select(records: Iterable[Record], *, method: str | None = None, path: str | None = None,
+               warnings_only: bool = False, limit: int | None = None) -> list[Record]:
+        """The ``records`` of :meth:`entries`' filters."""
         wanted_method = method.upper() if method is not None else None
         glob = path is not None and any(ch in path for ch in GLOB_CHARACTERS)
         found = [
-            record for record in self.records()
+            record for record in records
             if (wanted_method is None or record.method == wanted_method)
             and (path is None or record.path == path or (glob and fnmatch.fnmatchcase(record.path, path)))
             and (not warnings_only or record.warnings)
         ]
-        if limit:
-            found = found[-limit:]
-        return [self.entry(record, details=details) for record in found]
+        return found[-limit:] if limit else found
 
     def warnings(self) -> list[str]:
         return [w for slot in self._kept() for w in self._warnings[slot]]
