@@ -20,11 +20,10 @@ from .http import finite_number, json_response, query_int, read_json, read_json_
 from .journal import Journal
 from .verdicts import SEVERITIES, ClientRule, Verdicts
 from .verify import (
-    FIND_BUDGET,
-    Budget,
     BudgetSpent,
     PatternError,
     RequestPattern,
+    find_budget,
     near_miss_dicts,
     off_loop,
     search,
@@ -131,7 +130,7 @@ async def journal(request: Request) -> Response:
         pattern = journal_pattern(params)
 
         def work() -> list[dict[str, Any]]:
-            budget = Budget(FIND_BUDGET)
+            budget = find_budget(journal)
             records = [r for r in search(journal, pattern, near_misses=0, budget=budget, records=snapshot).matches
                        if r.warnings or not warnings_only]
             return shown(journal, records[-limit:] if limit else records, details, budget)
@@ -139,7 +138,7 @@ async def journal(request: Request) -> Response:
         def work() -> list[dict[str, Any]]:
             records = journal.select(snapshot, method=params.get("method"), path=params.get("path"),
                                      warnings_only=warnings_only, limit=limit or None)
-            return shown(journal, records, details, Budget(FIND_BUDGET))
+            return shown(journal, records, details, find_budget(journal))
     entries = await _searched(work, len(snapshot))
     return json_response({"entries": entries, "size": journal.size, "total": total})
 
@@ -162,7 +161,7 @@ async def journal_find(request: Request) -> Response:
     total = journal.total
 
     def work() -> dict[str, Any]:
-        budget = Budget(FIND_BUDGET)
+        budget = find_budget(journal)
         found = search(journal, pattern, budget=budget, records=snapshot)
         matches = found.matches[-limit:] if limit else found.matches
         return {"count": found.count, "entries": shown(journal, matches, details, budget),

@@ -57,11 +57,14 @@ PATTERN_FIELDS = ("method", "path", "headers", "query", "json", "form", "body_co
 #: header, query and form criteria of one pattern, together
 MAX_MATCHERS = 100
 #: values (objects, arrays, strings, numbers ...) of a json fragment
-MAX_FRAGMENT_VALUES = 1000
+MAX_FRAGMENT_VALUES = 10_000
 #: characters of any string of a pattern (a path, a matcher's value, body_contains, a fragment's text)
 MAX_CRITERION_TEXT = 65_536
-#: what looking at one entry, one criterion or one JSON value costs, in steps
-STEP_CALL = 64
+#: what looking at one criterion, one JSON value or one candidate costs, in steps (a few Python
+#: calls cost what parsing a kilobyte of JSON does); an entry costs two, a query or form field one
+STEP_CALL = 1024
+#: what indexing one item of a body's array costs, in steps
+STEP_ITEM = 192
 _UNSET: Any = object()
 _NOT_JSON: Any = object()
 _STATUS_CLASS = re.compile(r"[1-5]xx\Z")
@@ -190,7 +193,7 @@ class Sent:
         self.length = len(body) if length is None else length
         #: why headers and body are not there to read ("": they are)
         self.unavailable = unavailable
-        self._headers: list[tuple[bytes, bytes]] | None = None
+        self._headers: dict[str, str] | None = None
         self._params: dict[str, list[str]] | None = None
         self._form: dict[str, list[str]] | None = None
         self._text: Any = _UNSET
@@ -207,24 +210,26 @@ class Sent:
 
     def header(self, name: str) -> str | None:
         """The header ``name`` (lower case) as sent, repeated ones joined by ", "."""
-        pairs = self._headers
-        if pairs is None:
+        headers = self._headers
+        if headers is None:
             raw = self.raw_headers
-            pairs = self._headers = header_pairs(raw) if isinstance(raw, bytes) else list(raw)
-        wanted = name.encode("latin-1", "replace")
-        values = [value.decode("latin-1") for key, value in pairs if key == wanted]
-        return ", ".join(values) if values else None
+            headers = self._headers = {}
+            for key, value in header_pairs(raw) if isinstance(raw, bytes) else raw:
+                text = key.decode("latin-1")
+                headers[text] = f"{headers[text]}, {value.decode('latin-1')}" if text in headers \
+                    else value.decode("latin-1")
+        return headers.get(name)
 
     def params(self, budget: Budget) -> dict[str, list[str]]:
         if self._params is None:
-            budget.spend(len(self.query))
+            budget.spend(_parse_cost(self.query))
             self._params = parse_qs(self.query, keep_blank_values=True)
         return self._params
 
     def text(self, budget: Budget) -> str | None:
         """The body as text (None: not UTF-8)."""
         if self._text is _UNSET:
-            budget.spend(len(self.body) >> 2)
+            budget.spend(len(self.body) >> 6)
             try:
                 self._text = self.body.decode("utf-8")
             except UnicodeDecodeError:
@@ -241,7 +246,7 @@ class Sent:
 
     def form(self, text: str, budget: Budget) -> dict[str, list[str]]:
         if self._form is None:
-            budget.spend(len(text))
+            budget.spend(_parse_cost(text))
             self._form = parse_qs(text, keep_blank_values=True)
         return self._form
 
@@ -320,7 +325,7 @@ class RequestPattern:
         """The criteria ``sent`` fails (none: it matches), each with why, credentials shown as the
         journal shows them; ``first_only``: stop at the first."""
         found: list[Failure] = []
-        budget.spend(STEP_CALL)
+        budget.spend(2 * STEP_CALL)
         if self.method is not None and sent.method != self.method:
             found.append(Failure("method", f"expected {self.method}, got {sent.method}"))
         if self.path is not None and (not found or not first_only) and not path_matches(sent.path, self.path):
@@ -332,7 +337,7 @@ class RequestPattern:
         if found and first_only:
             return found
         if self.query:
-            found += _check_fields("query", self.query, sent.params(budget), redactor, budget)
+            found += _check_fields("query", self.query, sent.params(budget), redactor, budget, first_only)
         if self.needs_details() and (not found or not first_only):
             found += self._detail_failures(sent, redactor, budget, first_only)
         return found
@@ -368,7 +373,7 @@ class RequestPattern:
         if self.body_contains is not None and not self._body_contains(sent, text, redactor, budget):
             found.append(Failure("body_contains", f"the body does not contain {_cut(self.body_contains)!r}"))
         if self.form:
-            found += _check_fields("form", self.form, sent.form(text, budget), redactor, budget)
+            found += _check_fields("form", self.form, sent.form(text, budget), redactor, budget, False)
         if self.json is not _UNSET:
             if not text:
                 found.append(Failure("json", "the request has no body"))
@@ -411,6 +416,10 @@ class RequestPattern:
 
 def path_matches(path: str, wanted: str) -> bool:
     return path == wanted or (any(ch in wanted for ch in GLOB_CHARACTERS) and fnmatch.fnmatchcase(path, wanted))
+
+
+def _parse_cost(text: str) -> int:
+    return len(text) + STEP_CALL * text.count("&")
 
 
 def _text(value: str, where: str) -> str:
@@ -479,9 +488,11 @@ def _status_matches(actual: int, wanted: int | str) -> bool:
 
 
 def _check_fields(where: str, matchers: Mapping[str, Matcher], values: Mapping[str, list[str]],
-                  redactor: Redactor | None, budget: Budget) -> list[Failure]:
-    found = []
+                  redactor: Redactor | None, budget: Budget, first_only: bool) -> list[Failure]:
+    found: list[Failure] = []
     for name, matcher in matchers.items():
+        if found and first_only:
+            break
         budget.spend(STEP_CALL)
         got = values.get(name, [])
         secret = redactor is not None and redactor.is_secret_field(name, form=True)
@@ -528,15 +539,17 @@ def _mismatch(expected: Any, actual: Any, where: str, redactor: Redactor | None,
 def contains(expected: Any, actual: Any, budget: Budget, indexes: dict[int, _ArrayIndex]) -> bool:
     """Whether ``actual`` contains the fragment ``expected`` (:func:`json_mismatch` without the why)."""
     budget.spend(STEP_CALL)
-    if isinstance(expected, Mapping):
-        if not isinstance(actual, Mapping):
+    if isinstance(expected, dict):  # (a Python caller's Mapping goes the slower way below)
+        if type(actual) is not dict:
             return False
         for key, value in expected.items():
             if key not in actual or not contains(value, actual[key], budget, indexes):
                 return False
         return True
+    if isinstance(expected, Mapping):
+        return _mismatch(expected, actual, "$", None, False, budget, indexes) is None
     if isinstance(expected, list):
-        if not isinstance(actual, list):
+        if type(actual) is not list:
             return False
         index = _index(actual, budget, indexes)
         return all(index.has(item, budget, indexes) for item in expected)
@@ -550,11 +563,25 @@ def _equal(expected: Any, actual: Any) -> bool:
 
 def _scalar_key(value: Any) -> tuple[int, Any] | None:
     """What a scalar is equal by (``1`` is not ``true``; ``1`` is ``1.0``); None for an object or array."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return (3, value)
-    if isinstance(value, bool):
+    if kind is int or kind is float or value is None:
+        return (2, value)
+    if kind is bool:
         return (1, value)
-    if isinstance(value, (int, float)) or value is None:
+    if kind is dict or kind is list:
+        return None
+    return _scalar_key_of_other(value)
+
+
+def _scalar_key_of_other(value: Any) -> tuple[int, Any] | None:
+    """:func:`_scalar_key` of what a Python caller's fragment may hold (subclasses, mappings, tuples)."""
+    if isinstance(value, str):
+        return (3, str(value))
+    if isinstance(value, bool):
+        return (1, bool(value))
+    if isinstance(value, (int, float)):
         return (2, value)
     return None
 
@@ -562,55 +589,74 @@ def _scalar_key(value: Any) -> tuple[int, Any] | None:
 def _index(actual: list[Any], budget: Budget, indexes: dict[int, _ArrayIndex]) -> _ArrayIndex:
     index = indexes.get(id(actual))
     if index is None:
-        index = indexes[id(actual)] = _ArrayIndex(actual, budget)
+        index = indexes[id(actual)] = _ArrayIndex(actual)
     return index
 
 
 class _ArrayIndex:
-    """A body's array, indexed once for every fragment item looked up in it: its scalars by value,
-    its objects by each scalar member (an object item is tried only against the objects sharing
-    its most selective scalar member), its arrays in order."""
+    """A body's array, indexed for the fragment items looked up in it (each part built when first
+    needed, once): its scalars by value, its objects by the value of a member (an object item is
+    tried only against the objects sharing its most selective scalar member), its arrays."""
 
-    __slots__ = ("arrays", "by_member", "objects", "scalars")
+    __slots__ = ("_arrays", "_by_member", "_objects", "_scalars", "items")
 
-    def __init__(self, items: list[Any], budget: Budget) -> None:
-        budget.spend(STEP_CALL * (len(items) + 1))
-        self.scalars: set[tuple[int, Any]] = set()
-        self.objects: list[Mapping[str, Any]] = []
-        self.arrays: list[list[Any]] = []
-        self.by_member: dict[tuple[str, tuple[int, Any]], list[Mapping[str, Any]]] = {}
-        for item in items:
-            key = _scalar_key(item)
-            if key is not None:
-                self.scalars.add(key)
-            elif isinstance(item, Mapping):
-                self.objects.append(item)
-                budget.spend(STEP_CALL * len(item))
-                for name, member in item.items():
-                    member_key = _scalar_key(member)
-                    if member_key is not None:
-                        self.by_member.setdefault((name, member_key), []).append(item)
-            elif isinstance(item, list):
-                self.arrays.append(item)
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+        self._scalars: set[tuple[int, Any]] | None = None
+        self._objects: list[dict[str, Any]] | None = None
+        self._arrays: list[list[Any]] | None = None
+        self._by_member: dict[str, dict[tuple[int, Any], list[dict[str, Any]]]] = {}
 
     def has(self, expected: Any, budget: Budget, indexes: dict[int, _ArrayIndex]) -> bool:
         """Whether some item contains ``expected``."""
         budget.spend(STEP_CALL)
         key = _scalar_key(expected)
         if key is not None:
-            return key in self.scalars
-        if isinstance(expected, Mapping):
-            candidates = self.objects
+            return key in self.scalars(budget)
+        if type(expected) is dict or isinstance(expected, Mapping):
+            candidates = self.objects(budget)
             for name, member in expected.items():
                 member_key = _scalar_key(member)
                 if member_key is not None:
-                    sharing = self.by_member.get((name, member_key))
+                    sharing = self.sharing(name, budget).get(member_key)
                     if sharing is None:
                         return False
                     if len(sharing) < len(candidates):
                         candidates = sharing
             return any(contains(expected, candidate, budget, indexes) for candidate in candidates)
-        return any(contains(expected, candidate, budget, indexes) for candidate in self.arrays)
+        return any(contains(expected, candidate, budget, indexes) for candidate in self.arrays(budget))
+
+    def scalars(self, budget: Budget) -> set[tuple[int, Any]]:
+        if self._scalars is None:
+            budget.spend(STEP_ITEM * len(self.items))
+            self._scalars = {(3, v) if type(v) is str else (1, v) if type(v) is bool else (2, v)
+                             for v in self.items if type(v) is not dict and type(v) is not list}
+        return self._scalars
+
+    def objects(self, budget: Budget) -> list[dict[str, Any]]:
+        if self._objects is None:
+            budget.spend((STEP_ITEM >> 2) * len(self.items))
+            self._objects = [item for item in self.items if type(item) is dict]
+        return self._objects
+
+    def arrays(self, budget: Budget) -> list[list[Any]]:
+        if self._arrays is None:
+            budget.spend((STEP_ITEM >> 2) * len(self.items))
+            self._arrays = [item for item in self.items if type(item) is list]
+        return self._arrays
+
+    def sharing(self, name: str, budget: Budget) -> dict[tuple[int, Any], list[dict[str, Any]]]:
+        """The objects of the array by the value of their scalar member ``name``."""
+        found = self._by_member.get(name)
+        if found is None:
+            objects = self.objects(budget)
+            budget.spend(STEP_ITEM * len(objects))
+            found = self._by_member[name] = {}
+            for item in objects:
+                key = _scalar_key(item[name]) if name in item else None
+                if key is not None:
+                    found.setdefault(key, []).append(item)
+        return found
 
 
 def _kind(value: Any) -> str:

@@ -266,6 +266,10 @@ _NEAR_MISS = {"type": "object", "required": ["entry", "failed"], "properties": {
         "criterion": {"type": "string"}, "why": {"type": "string"}}}}}}
 
 
+#: the refusal of a search past its budget of steps (fakes/kernel/verify.py)
+_COSTLY = "search_too_costly: the search needs more work than one search may take; narrow it"
+
+
 def journal_paths() -> dict[str, Any]:
     """The journal's operations: read (filtered), find and count by a request pattern, clear."""
     def query(name: str, schema: dict[str, Any], description: str, **extra: Any) -> dict[str, Any]:
@@ -277,7 +281,7 @@ def journal_paths() -> dict[str, Any]:
     return {
         "/_fake/journal": {
             "get": {**_op("Requests received, oldest first (bounded ring), with their headers and bodies",
-                          {"400": _json(_ERROR), "200": _json(listing)}),
+                          {"400": _json(_ERROR), "200": _json(listing), "422": _json(_ERROR, _COSTLY)}),
                     "parameters": [
                         query("limit", {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}, "the last N (0: all)"),
                         query("method", {"type": "string"}, "only this method"),
@@ -304,7 +308,8 @@ def journal_paths() -> dict[str, Any]:
                                      "near_misses": {"type": "array", "items": _NEAR_MISS,
                                                      "description": "when none matched: the closest entries"},
                                      "kept": {"type": "integer"}, "total": {"type": "integer"}}}),
-                   "400": _json(_ERROR, "a criterion that cannot be used (it is named in field)")},
+                   "400": _json(_ERROR, "a criterion that cannot be used (it is named in field)"),
+                   "422": _json(_ERROR, _COSTLY)},
                   _FIND),
             ACCEPTANCE_BEYOND_SCHEMA: "a matches criterion must be a regular expression that compiles"}},
     }

@@ -40,6 +40,9 @@ SECRET_FIELDS = ("password", "client_secret", "access_token", "refresh_token", "
                  "secret")
 #: words that make a query parameter or form field name secret (compared in lower case, "-" as "_")
 SECRET_FIELD_WORDS = ("token", "secret", "password", "passwd", "credential")
+#: names whose secrecy a redactor remembers (clients repeat theirs), and the longest remembered
+MAX_REMEMBERED_NAMES = 4096
+MAX_REMEMBERED_NAME = 128
 #: a credential shorter than this is not searched for in a verdict's detail (it would hide digits)
 MIN_SECRET_LENGTH = 4
 
@@ -57,20 +60,35 @@ class Redactor:
         self.headers = SECRET_HEADERS | {name.lower() for name in headers}
         self.fields = frozenset({*SECRET_FIELDS, *fields})
         self.form_fields = self.fields | set(form_fields)
+        self._known: dict[tuple[str, bool], bool] = {}  # (name, header?) -> secret, for names seen lately
         # a JSON string value (possibly cut off by the body limit)
         self._json = re.compile(r'("(?:' + _alternatives(self.fields) + r')"\s*:\s*)"((?:[^"\\]|\\.)*)"?')
 
     # -- what is secret ------------------------------------------------------------------------
     def is_secret_header(self, name: str) -> bool:
         """``name`` in lower case."""
-        return name in self.headers or (any(word in name for word in SECRET_HEADER_WORDS)
-                                        and name not in PUBLIC_HEADERS)
+        known = self._known.get((name, True))
+        if known is None:
+            known = name in self.headers or (any(word in name for word in SECRET_HEADER_WORDS)
+                                             and name not in PUBLIC_HEADERS)
+            self._remember(name, True, known)
+        return known
 
     def is_secret_field(self, name: str, *, form: bool = False) -> bool:
         """A JSON key (``form=False``: the declared names), or a query parameter or form field."""
         if not form:
             return name in self.fields
-        return name in self.form_fields or secret_field_name(name)
+        known = self._known.get((name, False))
+        if known is None:
+            known = name in self.form_fields or secret_field_name(name)
+            self._remember(name, False, known)
+        return known
+
+    def _remember(self, name: str, header: bool, secret: bool) -> None:
+        if len(name) <= MAX_REMEMBERED_NAME:
+            if len(self._known) >= MAX_REMEMBERED_NAMES:
+                self._known.clear()
+            self._known[(name, header)] = secret
 
     # -- what is shown -------------------------------------------------------------------------
     def header(self, name: str, value: str) -> str:

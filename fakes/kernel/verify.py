@@ -35,18 +35,38 @@ from .criteria import (
 )
 from .exchange import COST
 from .journal import DROPPED, Journal, Record
+from .redaction import Redactor
 
-__all__ = ["FIND_BUDGET", "MAX_CRITERION_TEXT", "MAX_FRAGMENT_VALUES", "MAX_MATCHERS", "Budget", "BudgetSpent",
-           "Failure", "Matcher", "PatternError", "RequestPattern", "Search", "Sent", "assert_requested",
-           "json_mismatch", "off_loop", "search"]
+__all__ = [
+    "FIND_BUDGET",
+    "MAX_CRITERION_TEXT",
+    "MAX_FRAGMENT_VALUES",
+    "MAX_MATCHERS",
+    "Budget",
+    "BudgetSpent",
+    "Failure",
+    "Matcher",
+    "PatternError",
+    "RequestPattern",
+    "Search",
+    "Sent",
+    "assert_requested",
+    "find_budget",
+    "json_mismatch",
+    "off_loop",
+    "search",
+]
 
 #: the closest entries shown when nothing matched
 NEAR_MISSES = 3
 #: the matching entries shown when there were too many
 SHOWN_MATCHES = 5
 #: the steps (about a byte's work each: fakes/kernel/criteria.py) one search over HTTP may take,
-#: answering included: some tenths of a second of work, whatever the journal holds
-FIND_BUDGET = 30_000_000
+#: answering included: a tenth of a second's work or so, several times what reading every body of
+#: a full journal costs at the default --journal-bytes; a journal allowed more gets
+#: :data:`STEPS_PER_KEPT_BYTE` per byte of its --journal-bytes (:func:`find_budget`)
+FIND_BUDGET = 20_000_000
+STEPS_PER_KEPT_BYTE = 8
 T = TypeVar("T")
 
 
@@ -80,25 +100,38 @@ def search(journal: Journal, pattern: RequestPattern, *, near_misses: int = NEAR
            budget: Budget | None = None, records: Iterable[Record] | None = None) -> Search:
     """Every kept entry matching ``pattern``, oldest first; the closest ``near_misses`` if none.
     ``records``: these (a snapshot of the journal's) instead of the journal's now; ``budget``:
-    :class:`BudgetSpent` past it (None: no limit)."""
+    :class:`BudgetSpent` past it (None: no limit).
+
+    Each entry is judged up to its first failed criterion. When none matched, the newest entries
+    are judged on every criterion, newest first, with half of what is left of the budget (all of
+    them unless that runs out): the closest are those that failed the fewest criteria, then those
+    whose method and path held, then the newest."""
     redactor = journal.redactor
     budget = budget or Budget()
+    kept = list(journal.records() if records is None else records)
     matches: list[Record] = []
-    misses: list[tuple[tuple[int, int, int], Record, list[Failure]]] = []
-    kept = 0
-    for record in journal.records() if records is None else records:
-        kept += 1
-        budget.spend(STEP_CALL)
-        failed = pattern.failures(sent(record), redactor, budget, first_only=bool(matches) or not near_misses)
-        if not failed:
+    for record in kept:
+        if not pattern.failures(sent(record), redactor, budget, first_only=True):
             matches.append(record)
-        elif not matches and near_misses:
-            # fewest failed criteria first; then those whose method and path hold; then the newest
+    closest: list[tuple[Record, list[Failure]]] = []
+    if not matches and near_misses:
+        closest = _near_misses(kept, pattern, redactor, budget, near_misses)
+    return Search(pattern, matches, closest, len(kept))
+
+
+def _near_misses(kept: list[Record], pattern: RequestPattern, redactor: Redactor | None, budget: Budget,
+                 wanted: int) -> list[tuple[Record, list[Failure]]]:
+    share = Budget(budget.left // 2)
+    judged: list[tuple[tuple[int, int, int], Record, list[Failure]]] = []
+    try:
+        for record in reversed(kept):
+            failed = pattern.failures(sent(record), redactor, share)
             where = sum(1 for f in failed if f.criterion in ("method", "path"))
-            misses.append(((len(failed), where, -record.seq), record, failed))
-    closest = [] if matches else [(record, failed) for _, record, failed in
-                                  heapq.nsmallest(near_misses, misses, key=lambda item: item[0])]
-    return Search(pattern, matches, closest, kept)
+            judged.append(((len(failed), where, -record.seq), record, failed))
+    except BudgetSpent:
+        pass  # the closest of the newest entries it could judge
+    budget.spend(share.spent)
+    return [(record, failed) for _, record, failed in heapq.nsmallest(wanted, judged, key=lambda item: item[0])]
 
 
 def find(journal: Journal, pattern: RequestPattern, *, details: bool = True) -> list[dict[str, Any]]:
@@ -114,6 +147,11 @@ def shown(journal: Journal, records: Iterable[Record], details: bool, budget: Bu
         budget.spend(STEP_CALL + (exchange[COST] if details and isinstance(exchange, tuple) else 0))
         entries.append(journal.entry(record, details=details))
     return entries
+
+
+def find_budget(journal: Journal) -> Budget:
+    """The budget of one search of ``journal`` over HTTP."""
+    return Budget(max(FIND_BUDGET, STEPS_PER_KEPT_BYTE * journal.total_bytes))
 
 
 _WORKER: ThreadPoolExecutor | None = None

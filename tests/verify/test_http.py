@@ -79,7 +79,7 @@ def test_a_world_has_its_own_journal_to_verify(notes: NotesFake) -> None:
 def test_every_fake_documents_the_journal_operations(service: str) -> None:
     paths = registry.fake_class(service)().openapi()["paths"]
     find = paths["/_fake/journal/find"]["post"]
-    assert find["tags"] == ["control-plane"] and set(find["responses"]) == {"200", "400"}
+    assert find["tags"] == ["control-plane"] and set(find["responses"]) == {"200", "400", "422"}
     assert {"method", "path", "headers", "query", "json", "form", "body_contains", "status"} <= \
         set(find["requestBody"]["content"]["application/json"]["schema"]["properties"])
     listed = {p["name"] for p in paths["/_fake/journal"]["get"]["parameters"]}
