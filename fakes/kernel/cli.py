@@ -23,7 +23,13 @@ from .exchange import DEFAULT_BODY_BYTES
 from .http import ascii_int
 from .journal import DEFAULT_JOURNAL_BYTES, MAX_JOURNAL_BYTES
 from .limits import MAX_CAP_BYTES
-from .protocol import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, MAX_TIMEOUT_S
+from .protocol import (
+    DEFAULT_BODY_TIMEOUT_S,
+    DEFAULT_HEADER_TIMEOUT_S,
+    DEFAULT_MAX_HEADER_BYTES,
+    MAX_TIMEOUT_S,
+    check_header_bytes,
+)
 from .server import CannotListen
 from .serving import (  # re-exported: the command line's names
     KERNEL_VARIABLES,
@@ -112,6 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--header-timeout", type=_timeout, metavar="SECONDS",
                        default=_env("FAKES_HEADER_TIMEOUT", str(DEFAULT_HEADER_TIMEOUT_S)),
                        help="a request's headers must arrive within SECONDS (default 10); else 408 and close")
+    serve.add_argument("--max-header-bytes", type=_header_bytes, metavar="N",
+                       default=_env("FAKES_MAX_HEADER_BYTES", str(DEFAULT_MAX_HEADER_BYTES)),
+                       help=f"largest request line and headers of a request (default {DEFAULT_MAX_HEADER_BYTES}, "
+                            f"64 KiB); more is a 431 and the connection is closed")
     serve.add_argument("--body-timeout", type=_timeout, metavar="SECONDS",
                        default=_env("FAKES_BODY_TIMEOUT", str(DEFAULT_BODY_TIMEOUT_S)),
                        help="longest pause within a request body (default 30); else 408 and close")
@@ -233,6 +243,14 @@ def _timeout(text: str) -> float:
     if not 0 < value <= MAX_TIMEOUT_S:
         raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_TIMEOUT_S:g}, got {text}")
     return value
+
+
+def _header_bytes(text: str) -> int:
+    value = ascii_int(text)
+    try:
+        return check_header_bytes(value, "the header cap")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("the header cap ")) from None
 
 
 def _journal_bytes(text: str) -> int:

@@ -188,7 +188,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     if log_requests:
         requestlog.enable()
-    timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout)
+    timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout, header_bytes=args.max_header_bytes)
     try:
         run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts))
     finally:
