@@ -16,8 +16,9 @@ from starlette.routing import BaseRoute, Route
 
 from .clock import MAX_EPOCH_MS, Clock, ClockError, ClockRangeError
 from .errors import ControlError
-from .http import finite_number, json_response, query_int, read_json, read_json_object
+from .http import finite_number, json_response, query_int, read_json_object
 from .journal import Journal
+from .statecheck import parse_state
 from .verdicts import SEVERITIES, ClientRule, Verdicts
 from .verify import (
     BudgetSpent,
@@ -249,10 +250,7 @@ async def verdicts(request: Request) -> Response:
 async def state(request: Request) -> Response:
     fake = fake_of(request)
     if request.method == "PUT":  # its body cap is the fake's max_state_bytes (FakeApp._control)
-        body = await read_json(request, error=ControlError)
-        if not isinstance(body, dict):
-            raise ControlError(400, "state must be a JSON object from GET /_fake/state", code="invalid_state")
-        fake.import_state(body)
+        fake.import_state(parse_state(await request.body()))  # counted before it is parsed
         return json_response({"imported": True})
     return json_response(fake.export_state())
 

@@ -28,18 +28,17 @@ matches everything as sent.
 **Bounds.** A pattern holds at most :data:`MAX_MATCHERS` header, query and form criteria, a
 ``json`` fragment at most :data:`MAX_FRAGMENT_VALUES` values, a string at most
 :data:`MAX_CRITERION_TEXT` characters (a :class:`PatternError` naming the field). The work of
-matching is counted in steps (about a byte's work each: a byte of a body parsed or redacted, a
-regex's run by :func:`~fakes.kernel.saferegex.match_cost`, :data:`STEP_CALL` for each criterion,
-entry and JSON value looked at) against a :class:`Budget`; past it :class:`BudgetSpent`. Array
-fragments are matched through an index of the body's array (scalars by value, objects by their
-scalar members), not item against item.
+matching is counted in steps (fakes/kernel/budget.py: about a byte's work each, a byte of a body
+parsed or redacted, a regex's run by :func:`~fakes.kernel.saferegex.match_cost`, ``STEP_CALL``
+for each criterion, entry and JSON value looked at) against a ``Budget``; past it
+``BudgetSpent``. Array fragments are matched through an index of the body's array
+(fakes/kernel/fragments.py), not item against item.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +46,9 @@ from urllib.parse import parse_qs
 
 import orjson
 
+from .budget import STEP_CALL, Budget
 from .exchange import REQUEST_BODY, REQUEST_HEADERS, REQUEST_LENGTH, header_pairs
+from .fragments import json_mismatch, short
 from .journal import GLOB_CHARACTERS
 from .redaction import REDACTED, Redactor
 from .saferegex import UnsafeRegex, compile_costed, fullmatch_bounded, match_cost
@@ -60,11 +61,6 @@ MAX_MATCHERS = 100
 MAX_FRAGMENT_VALUES = 10_000
 #: characters of any string of a pattern (a path, a matcher's value, body_contains, a fragment's text)
 MAX_CRITERION_TEXT = 65_536
-#: what looking at one criterion, one JSON value or one candidate costs, in steps (a few Python
-#: calls cost what parsing a kilobyte of JSON does); an entry costs two, a query or form field one
-STEP_CALL = 1024
-#: what indexing one item of a body's array costs, in steps
-STEP_ITEM = 192
 _UNSET: Any = object()
 _NOT_JSON: Any = object()
 _STATUS_CLASS = re.compile(r"[1-5]xx\Z")
@@ -77,36 +73,6 @@ class PatternError(ValueError):
         super().__init__(f"{field_name}: {message}")
         self.field = field_name
         self.message = message
-
-
-class BudgetSpent(Exception):
-    """Matching needed more steps than its :class:`Budget` allows."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"more than {limit} steps")
-        self.limit = limit
-
-
-class Budget:
-    """Steps one search may take (None: no limit); :meth:`spend` raises :class:`BudgetSpent` past it."""
-
-    __slots__ = ("left", "limit")
-
-    def __init__(self, limit: int | None = None) -> None:
-        self.limit = sys.maxsize if limit is None else limit
-        self.left = self.limit
-
-    def spend(self, steps: int) -> None:
-        self.left -= steps
-        if self.left < 0:
-            raise BudgetSpent(self.limit)
-
-    @property
-    def spent(self) -> int:
-        return self.limit - self.left
-
-
-UNLIMITED_STEPS: int | None = None
 
 
 @dataclass(frozen=True)
@@ -406,7 +372,7 @@ class RequestPattern:
             if matchers:
                 parts.append(f"{name} " + ", ".join(f"{key}={m.describe()}" for key, m in matchers.items()))
         if self.json is not _UNSET:
-            parts.append("json " + _short(self.json, 500))
+            parts.append("json " + short(self.json, 500))
         if self.body_contains is not None:
             parts.append(f"body containing {_cut(self.body_contains)!r}")
         if self.status is not None:
@@ -500,178 +466,3 @@ def _check_fields(where: str, matchers: Mapping[str, Matcher], values: Mapping[s
             shown = "absent" if not got else ", ".join(REDACTED if secret else repr(_cut(v)) for v in got[:5])
             found.append(Failure(f"{where}.{name}", f"expected {matcher.describe()}, got {shown}"))
     return found
-
-
-# -- json fragments ------------------------------------------------------------------------------
-def json_mismatch(expected: Any, actual: Any, where: str, redactor: Redactor | None = None,
-                  secret: bool = False, *, budget: Budget | None = None) -> str | None:
-    """Where ``actual`` fails to contain the fragment ``expected`` (None: it contains it)."""
-    return _mismatch(expected, actual, where, redactor, secret, budget or Budget(), {})
-
-
-def _mismatch(expected: Any, actual: Any, where: str, redactor: Redactor | None, secret: bool, budget: Budget,
-              indexes: dict[int, _ArrayIndex]) -> str | None:
-    budget.spend(STEP_CALL)
-    if isinstance(expected, Mapping):
-        if not isinstance(actual, Mapping):
-            return f"at {where}: expected an object, got {_kind(actual)}"
-        for key, value in expected.items():
-            if key not in actual:
-                return f"at {where}.{key}: missing"
-            hidden = secret or (redactor is not None and redactor.is_secret_field(key))
-            problem = _mismatch(value, actual[key], f"{where}.{key}", redactor, hidden, budget, indexes)
-            if problem is not None:
-                return problem
-        return None
-    if isinstance(expected, list):
-        if not isinstance(actual, list):
-            return f"at {where}: expected an array, got {_kind(actual)}"
-        index = _index(actual, budget, indexes)
-        for item in expected:
-            if not index.has(item, budget, indexes):
-                return f"at {where}: no item contains {_short(item)}"
-        return None
-    if not _equal(expected, actual):
-        return f"at {where}: expected {_short(expected)}, got {REDACTED if secret else _short(actual)}"
-    return None
-
-
-def contains(expected: Any, actual: Any, budget: Budget, indexes: dict[int, _ArrayIndex]) -> bool:
-    """Whether ``actual`` contains the fragment ``expected`` (:func:`json_mismatch` without the why)."""
-    budget.spend(STEP_CALL)
-    if isinstance(expected, dict):  # (a Python caller's Mapping goes the slower way below)
-        if type(actual) is not dict:
-            return False
-        for key, value in expected.items():
-            if key not in actual or not contains(value, actual[key], budget, indexes):
-                return False
-        return True
-    if isinstance(expected, Mapping):
-        return _mismatch(expected, actual, "$", None, False, budget, indexes) is None
-    if isinstance(expected, list):
-        if type(actual) is not list:
-            return False
-        index = _index(actual, budget, indexes)
-        return all(index.has(item, budget, indexes) for item in expected)
-    return _equal(expected, actual)
-
-
-def _equal(expected: Any, actual: Any) -> bool:
-    return (isinstance(expected, bool) == isinstance(actual, bool) and not isinstance(actual, (Mapping, list))
-            and expected == actual)
-
-
-def _scalar_key(value: Any) -> tuple[int, Any] | None:
-    """What a scalar is equal by (``1`` is not ``true``; ``1`` is ``1.0``); None for an object or array."""
-    kind = type(value)
-    if kind is str:
-        return (3, value)
-    if kind is int or kind is float or value is None:
-        return (2, value)
-    if kind is bool:
-        return (1, value)
-    if kind is dict or kind is list:
-        return None
-    return _scalar_key_of_other(value)
-
-
-def _scalar_key_of_other(value: Any) -> tuple[int, Any] | None:
-    """:func:`_scalar_key` of what a Python caller's fragment may hold (subclasses, mappings, tuples)."""
-    if isinstance(value, str):
-        return (3, str(value))
-    if isinstance(value, bool):
-        return (1, bool(value))
-    if isinstance(value, (int, float)):
-        return (2, value)
-    return None
-
-
-def _index(actual: list[Any], budget: Budget, indexes: dict[int, _ArrayIndex]) -> _ArrayIndex:
-    index = indexes.get(id(actual))
-    if index is None:
-        index = indexes[id(actual)] = _ArrayIndex(actual)
-    return index
-
-
-class _ArrayIndex:
-    """A body's array, indexed for the fragment items looked up in it (each part built when first
-    needed, once): its scalars by value, its objects by the value of a member (an object item is
-    tried only against the objects sharing its most selective scalar member), its arrays."""
-
-    __slots__ = ("_arrays", "_by_member", "_objects", "_scalars", "items")
-
-    def __init__(self, items: list[Any]) -> None:
-        self.items = items
-        self._scalars: set[tuple[int, Any]] | None = None
-        self._objects: list[dict[str, Any]] | None = None
-        self._arrays: list[list[Any]] | None = None
-        self._by_member: dict[str, dict[tuple[int, Any], list[dict[str, Any]]]] = {}
-
-    def has(self, expected: Any, budget: Budget, indexes: dict[int, _ArrayIndex]) -> bool:
-        """Whether some item contains ``expected``."""
-        budget.spend(STEP_CALL)
-        key = _scalar_key(expected)
-        if key is not None:
-            return key in self.scalars(budget)
-        if type(expected) is dict or isinstance(expected, Mapping):
-            candidates = self.objects(budget)
-            for name, member in expected.items():
-                member_key = _scalar_key(member)
-                if member_key is not None:
-                    sharing = self.sharing(name, budget).get(member_key)
-                    if sharing is None:
-                        return False
-                    if len(sharing) < len(candidates):
-                        candidates = sharing
-            return any(contains(expected, candidate, budget, indexes) for candidate in candidates)
-        return any(contains(expected, candidate, budget, indexes) for candidate in self.arrays(budget))
-
-    def scalars(self, budget: Budget) -> set[tuple[int, Any]]:
-        if self._scalars is None:
-            budget.spend(STEP_ITEM * len(self.items))
-            self._scalars = {(3, v) if type(v) is str else (1, v) if type(v) is bool else (2, v)
-                             for v in self.items if type(v) is not dict and type(v) is not list}
-        return self._scalars
-
-    def objects(self, budget: Budget) -> list[dict[str, Any]]:
-        if self._objects is None:
-            budget.spend((STEP_ITEM >> 2) * len(self.items))
-            self._objects = [item for item in self.items if type(item) is dict]
-        return self._objects
-
-    def arrays(self, budget: Budget) -> list[list[Any]]:
-        if self._arrays is None:
-            budget.spend((STEP_ITEM >> 2) * len(self.items))
-            self._arrays = [item for item in self.items if type(item) is list]
-        return self._arrays
-
-    def sharing(self, name: str, budget: Budget) -> dict[tuple[int, Any], list[dict[str, Any]]]:
-        """The objects of the array by the value of their scalar member ``name``."""
-        found = self._by_member.get(name)
-        if found is None:
-            objects = self.objects(budget)
-            budget.spend(STEP_ITEM * len(objects))
-            found = self._by_member[name] = {}
-            for item in objects:
-                key = _scalar_key(item[name]) if name in item else None
-                if key is not None:
-                    found.setdefault(key, []).append(item)
-        return found
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    return _short(value)
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    if isinstance(value, (Mapping, list)) and len(value) > limit:
-        value = list(value)[:limit] if isinstance(value, list) else dict(list(value.items())[:limit])
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:  # a Python caller's fragment (a tuple, an int past 64 bits)
-        text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -19,21 +19,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .budget import STEP_CALL, Budget, BudgetSpent
 from .criteria import (
     MAX_CRITERION_TEXT,
     MAX_FRAGMENT_VALUES,
     MAX_MATCHERS,
-    STEP_CALL,
-    Budget,
-    BudgetSpent,
     Failure,
     Matcher,
     PatternError,
     RequestPattern,
     Sent,
-    json_mismatch,
 )
 from .exchange import COST
+from .fragments import json_mismatch
 from .journal import DROPPED, Journal, Record
 from .redaction import Redactor
 

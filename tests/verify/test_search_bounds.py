@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from examples.notes import NotesFake
-from fakes.kernel.criteria import MAX_CRITERION_TEXT, MAX_FRAGMENT_VALUES, MAX_MATCHERS, STEP_CALL
+from fakes.kernel.budget import STEP_CALL
+from fakes.kernel.criteria import MAX_CRITERION_TEXT, MAX_FRAGMENT_VALUES, MAX_MATCHERS
 from fakes.kernel.verify import FIND_BUDGET, Budget, BudgetSpent, RequestPattern, find_budget, search
 
 from .conftest import TOKEN
