@@ -244,7 +244,7 @@ class FakeApp:
             await self._route(scope, receive, send)
             return
         body = fault.body
-        headers = dict(fault.headers)
+        headers = {name.lower(): value for name, value in fault.headers.items()}  # "Content-Type" is content-type
         if body is None:
             body = self.fake.error_body(ServiceError(fault.status, f"injected fault {fault.id}", code="injected_fault"))
         if isinstance(body, str):
