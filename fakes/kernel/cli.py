@@ -22,6 +22,7 @@ from .clock import Clock, ClockError
 from .exchange import DEFAULT_BODY_BYTES
 from .http import ascii_int
 from .journal import DEFAULT_JOURNAL_BYTES, MAX_JOURNAL_BYTES
+from .journalpool import DEFAULT_TOTAL_BYTES
 from .limits import MAX_CAP_BYTES
 from .protocol import (
     DEFAULT_BODY_TIMEOUT_S,
@@ -92,8 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
                             f"kept (default {DEFAULT_BODY_BYTES}; 0: no bodies)")
     serve.add_argument("--journal-bytes", type=_journal_bytes, metavar="N",
                        default=_env("FAKES_JOURNAL_BYTES", str(DEFAULT_JOURNAL_BYTES)),
-                       help=f"headers and bodies one journal (of a fake, of a world) keeps at most; the oldest "
-                            f"entries' go first (default {DEFAULT_JOURNAL_BYTES}; 0: none)")
+                       help=f"what one journal (of a fake, of a world) keeps at most: entries, their headers and "
+                            f"bodies; the oldest entries' headers and bodies go first, then the oldest entries "
+                            f"(default {DEFAULT_JOURNAL_BYTES}; 0: no headers and bodies)")
+    serve.add_argument("--journal-total-bytes", type=_journal_bytes, metavar="N",
+                       default=_env("FAKES_JOURNAL_TOTAL_BYTES", str(DEFAULT_TOTAL_BYTES)),
+                       help=f"what every journal of the server (all fakes, all worlds) keeps together at most; past "
+                            f"it the largest journals shed their oldest entries (default {DEFAULT_TOTAL_BYTES}, "
+                            f"256 MiB; 0: no such budget)")
     serve.add_argument("--journal-keep-secrets", action="store_const", const="1",
                        default=_env("FAKES_JOURNAL_KEEP_SECRETS"),
                        help="show credentials in the journal as sent (default: Authorization, cookies, tokens, "

@@ -20,8 +20,8 @@ from .redaction import Redactor
 
 #: longest body kept per request and per answer unless the fake says otherwise
 DEFAULT_BODY_BYTES = 16 * 1024
-#: what the journal counts for an entry itself, beyond its headers and bodies, and for each header
-#: of an answer (the fake's own, short)
+#: what the journal counts for an entry itself, beyond its path, query, warnings, headers and
+#: bodies, and for each header of an answer (the fake's own, short)
 ENTRY_COST = 200
 RESPONSE_HEADER_COST = 64
 #: between the names and values of a settled header list (HTTP allows no NUL in either)
@@ -142,8 +142,8 @@ class Exchange:
         request_headers = HEADER_SEPARATOR.join(chain.from_iterable(self.request_headers))
         response_headers = tuple(self.response_headers)  # the fake's own: few and short
         response_body, response_length = (b"", 0) if head else (self.response_body, self.response_length)
-        cost = (ENTRY_COST + len(request_headers) + RESPONSE_HEADER_COST * len(response_headers)
-                + len(self.request_body) + len(response_body))
+        cost = (len(request_headers) + RESPONSE_HEADER_COST * len(response_headers) + len(self.request_body)
+                + len(response_body))
         return (request_headers, self.request_body, self.request_length, response_headers, response_body,
                 response_length, cost)
 

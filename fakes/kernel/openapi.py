@@ -242,7 +242,11 @@ _ENTRY = {"type": "object", "required": ["seq", "method", "path", "query", "stat
               "time": {"type": "string"}, "warnings": {"type": "array", "items": {"type": "string"}},
               "request": _MESSAGE, "response": _MESSAGE,
               "details_dropped": {"type": "boolean",
-                                  "description": "headers and bodies dropped to keep the journal in --journal-bytes"}}}
+                                  "description": "headers and bodies dropped to keep the journal in --journal-bytes"},
+              "path_truncated": {"type": "boolean", "description": "the path was cut at 8192 characters"},
+              "path_length": {"type": "integer", "description": "the length of a cut path"},
+              "query_truncated": {"type": "boolean", "description": "the query was cut at 8192 characters"},
+              "query_length": {"type": "integer", "description": "the length of a cut query"}}}
 _FIND = {"type": "object", "additionalProperties": False, "properties": {
     "method": {"type": "string", "description": "GET, POST ... (any case); * or absent: any"},
     "path": {"type": "string", "description": "exact, or a glob such as /rest/* (below the fake's base)"},

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import registry
-from . import requestlog
+from . import journalpool, requestlog
 from .clock import Clock, ClockError, parse_clock_spec
 from .fake import Fake
 from .gateway import GatewayApp
@@ -106,7 +106,7 @@ KERNEL_VARIABLES = frozenset({
     "FAKES_PREFIXES", "FAKES_JOURNAL_SIZE", "FAKES_MAX_WORLDS", "FAKES_WORLD_IDLE_EXPIRY", "FAKES_SILENCE_RULES",
     "FAKES_LOG_LEVEL", "FAKES_MAX_FAULT_LATENCY_MS", "FAKES_MAX_BODY_BYTES", "FAKES_MAX_CONTROL_BODY_BYTES",
     "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT", "FAKES_JOURNAL_BODY_BYTES",
-    "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS"})
+    "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS", "FAKES_MAX_HEADER_BYTES", "FAKES_JOURNAL_TOTAL_BYTES"})
 
 
 def check_setting_variables(environ: Mapping[str, str]) -> None:
@@ -157,6 +157,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                   "max_state_bytes": args.max_state_bytes},
                        journal={"journal_body_bytes": args.journal_body_bytes, "journal_bytes": args.journal_bytes,
                                 "journal_keep_secrets": keep_secrets})
+    journalpool.set_total_bytes(args.journal_total_bytes)  # every journal of the process together
     loaded = load_states(fakes, args.state, registry.service_names()) if args.state else []
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
