@@ -26,7 +26,7 @@ from typing import IO, Any
 
 import orjson
 
-from ..kernel.exchange import Redactor
+from ..kernel.redaction import Redactor
 from .observed import Observed
 
 FORMAT = "contract-fakes/1"

@@ -1,10 +1,10 @@
 """Credentials out of everything conform, record and replay write: the kernel's one redaction rule
-(:func:`fakes.kernel.exchange.redactor`, the journal's), with the service's own secret names."""
+(:func:`fakes.kernel.redaction.redactor`, the journal's), with the service's own secret names."""
 
 from __future__ import annotations
 
 from .. import registry
-from ..kernel.exchange import Redactor, redactor
+from ..kernel.redaction import Redactor, redactor
 
 
 def service_redactor(service: str) -> Redactor:

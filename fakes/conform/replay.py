@@ -31,8 +31,8 @@ import httpx
 
 from .. import registry
 from ..kernel.clock import Clock
-from ..kernel.exchange import REDACTED
 from ..kernel.fake import Fake
+from ..kernel.redaction import REDACTED
 from ..kernel.transport import SyncFakeTransport
 from .cassette import Cassette, read_cassette
 from .compare import Difference, compare

@@ -24,7 +24,7 @@ import httpx
 
 from .. import registry
 from ..kernel.clock import Clock
-from ..kernel.exchange import Redactor
+from ..kernel.redaction import Redactor
 from .compare import Difference, compare
 from .document import Document
 from .flows import FlowResult, run_both, service_scenarios

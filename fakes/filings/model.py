@@ -114,7 +114,7 @@ class FilingsModel(ModelExtras):
             key.require_quota(self.clock.now_ms(), self.settings.burst_limit)
         except ServiceError:
             if key.refused_year == key.year and broken is not None:
-                broken.append((CALLS_AFTER_QUOTA_REFUSAL, f"key {key.key} ({key.tier}) called again after its "
+                broken.append((CALLS_AFTER_QUOTA_REFUSAL, f"a {key.tier} key called again after its "
                                                           f"allowance of {key.quota} calls for {key.year} was refused"))
             key.refused_year = key.year
             raise

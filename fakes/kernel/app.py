@@ -204,17 +204,18 @@ class FakeApp:
         finally:
             method = "HEAD" if HEAD_REQUEST in scope else method
             query = scope.get("query_string", b"").decode("latin-1")
+            if flagged:  # shown without the request's credentials (fakes/kernel/redaction.py)
+                flagged = fake.verdict_log.redacted(flagged, scope["headers"], query,
+                                                    getattr(exchange, "request_body", b""))
             # the client rules this request broke, as "<rule id>: <detail>" (verdicts keep the counts)
             warnings = tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged)
             status = exchange.status
             seq = fake.journal.add(method, path, query, status, at_ms, warnings, exchange)
             if log is not None:
                 log(fake, method, path, query, status, started)
-            if flagged:  # verdicts show the query as the journal does (credentials redacted)
-                shown = fake.journal.redactor.query(query) if fake.journal.redactor is not None else query
-                for rule, detail in flagged:
-                    fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": shown,
-                                                           "status": status, "epoch_ms": at_ms, "seq": seq})
+            for rule, detail in flagged:
+                fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": query,
+                                                       "status": status, "epoch_ms": at_ms, "seq": seq})
 
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -251,7 +252,7 @@ class FakeApp:
             await self._route(scope, receive, send)
             return
         body = fault.body
-        headers = dict(fault.headers)
+        headers = {name.lower(): value for name, value in fault.headers.items()}  # "Content-Type" is content-type
         if body is None:
             body = self.fake.error_body(ServiceError(fault.status, f"injected fault {fault.id}", code="injected_fault"))
         if isinstance(body, str):

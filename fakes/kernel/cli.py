@@ -25,8 +25,15 @@ from .clock import Clock, ClockError
 from .exchange import DEFAULT_BODY_BYTES
 from .http import ascii_int
 from .journal import DEFAULT_JOURNAL_BYTES, MAX_JOURNAL_BYTES
+from .journalpool import DEFAULT_TOTAL_BYTES
 from .limits import MAX_CAP_BYTES
-from .protocol import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, MAX_TIMEOUT_S
+from .protocol import (
+    DEFAULT_BODY_TIMEOUT_S,
+    DEFAULT_HEADER_TIMEOUT_S,
+    DEFAULT_MAX_HEADER_BYTES,
+    MAX_TIMEOUT_S,
+    check_header_bytes,
+)
 from .server import CannotListen
 from .serving import (  # re-exported: the command line's names
     KERNEL_VARIABLES,
@@ -120,8 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
                             f"kept (default {DEFAULT_BODY_BYTES}; 0: no bodies)")
     serve.add_argument("--journal-bytes", type=_journal_bytes, metavar="N",
                        default=_env("FAKES_JOURNAL_BYTES", str(DEFAULT_JOURNAL_BYTES)),
-                       help=f"headers and bodies one journal (of a fake, of a world) keeps at most; the oldest "
-                            f"entries' go first (default {DEFAULT_JOURNAL_BYTES}; 0: none)")
+                       help=f"what one journal (of a fake, of a world) keeps at most: entries, their headers and "
+                            f"bodies; the oldest entries' headers and bodies go first, then the oldest entries "
+                            f"(default {DEFAULT_JOURNAL_BYTES}; 0: no headers and bodies)")
+    serve.add_argument("--journal-total-bytes", type=_journal_bytes, metavar="N",
+                       default=_env("FAKES_JOURNAL_TOTAL_BYTES", str(DEFAULT_TOTAL_BYTES)),
+                       help=f"what every journal of the server (all fakes, all worlds) keeps together at most; past "
+                            f"it the largest journals shed their oldest entries (default {DEFAULT_TOTAL_BYTES}, "
+                            f"256 MiB; 0: no such budget)")
     serve.add_argument("--journal-keep-secrets", action="store_const", const="1",
                        default=_env("FAKES_JOURNAL_KEEP_SECRETS"),
                        help="show credentials in the journal as sent (default: Authorization, cookies, tokens, "
@@ -146,6 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--header-timeout", type=_timeout, metavar="SECONDS",
                        default=_env("FAKES_HEADER_TIMEOUT", str(DEFAULT_HEADER_TIMEOUT_S)),
                        help="a request's headers must arrive within SECONDS (default 10); else 408 and close")
+    serve.add_argument("--max-header-bytes", type=_header_bytes, metavar="N",
+                       default=_env("FAKES_MAX_HEADER_BYTES", str(DEFAULT_MAX_HEADER_BYTES)),
+                       help=f"largest request line and headers of a request (default {DEFAULT_MAX_HEADER_BYTES}, "
+                            f"64 KiB); more is a 431 and the connection is closed")
     serve.add_argument("--body-timeout", type=_timeout, metavar="SECONDS",
                        default=_env("FAKES_BODY_TIMEOUT", str(DEFAULT_BODY_TIMEOUT_S)),
                        help="longest pause within a request body (default 30); else 408 and close")
@@ -291,6 +308,14 @@ def _timeout(text: str) -> float:
     if not 0 < value <= MAX_TIMEOUT_S:
         raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_TIMEOUT_S:g}, got {text}")
     return value
+
+
+def _header_bytes(text: str) -> int:
+    value = ascii_int(text)
+    try:
+        return check_header_bytes(value, "the header cap")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("the header cap ")) from None
 
 
 def _journal_bytes(text: str) -> int:

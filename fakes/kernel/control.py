@@ -8,7 +8,7 @@ drift apart.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -16,10 +16,21 @@ from starlette.routing import BaseRoute, Route
 
 from .clock import MAX_EPOCH_MS, Clock, ClockError, ClockRangeError
 from .errors import ControlError
-from .http import finite_number, json_response, query_int, read_json, read_json_object
+from .http import finite_number, json_response, query_int, read_json_object
 from .journal import Journal
+from .statecheck import parse_state
 from .verdicts import SEVERITIES, ClientRule, Verdicts
-from .verify import PatternError, RequestPattern, near_miss_dicts, search
+from .verify import (
+    BudgetSpent,
+    PatternError,
+    RequestPattern,
+    find_budget,
+    near_miss_dicts,
+    off_loop,
+    search,
+    shown,
+    spent_message,
+)
 
 
 class ControlledFake(Protocol):
@@ -47,8 +58,6 @@ class ControlledFake(Protocol):
 
     def set_time_ms(self, epoch_ms: int) -> int: ...
 
-    def journal_entries(self, **filters: Any) -> list[dict[str, Any]]: ...
-
     def clear_journal(self) -> None: ...
 
     def verdicts(self, severity: str | None = None) -> list[dict[str, Any]]: ...
@@ -66,6 +75,9 @@ class ControlledFake(Protocol):
     def export_state(self) -> dict[str, Any]: ...
 
     def import_state(self, state: dict[str, Any]) -> None: ...
+
+
+T = TypeVar("T")
 
 
 def fake_of(request: Request) -> ControlledFake:
@@ -125,12 +137,24 @@ async def journal(request: Request) -> Response:
     limit = query_int(params, "limit", minimum=0, maximum=JOURNAL_LIMIT_MAX, error=ControlError)
     details = _flag(params, "details", True)
     warnings_only = _flag(params, "warnings", False)
+    journal = fake.journal
+    snapshot = list(journal.records())  # read on the search thread (verify.off_loop)
+    total = journal.total
     if any(name in params for name in ("status", "header", "body_contains")):
-        entries = journal_search(fake, params, limit, details, warnings_only)
+        pattern = journal_pattern(params)
+
+        def work() -> list[dict[str, Any]]:
+            budget = find_budget(journal)
+            records = [r for r in search(journal, pattern, near_misses=0, budget=budget, records=snapshot).matches
+                       if r.warnings or not warnings_only]
+            return shown(journal, records[-limit:] if limit else records, details, budget)
     else:
-        entries = fake.journal_entries(method=params.get("method"), path=params.get("path"),
-                                       warnings_only=warnings_only, limit=limit or None, details=details)
-    return json_response({"entries": entries, "size": fake.journal.size, "total": fake.journal.total})
+        def work() -> list[dict[str, Any]]:
+            records = journal.select(snapshot, method=params.get("method"), path=params.get("path"),
+                                     warnings_only=warnings_only, limit=limit or None)
+            return shown(journal, records, details, find_budget(journal))
+    entries = await _searched(work, len(snapshot))
+    return json_response({"entries": entries, "size": journal.size, "total": total})
 
 
 async def journal_find(request: Request) -> Response:
@@ -145,11 +169,28 @@ async def journal_find(request: Request) -> Response:
     details = body.pop("details", True)
     if not isinstance(details, bool):
         raise ControlError(400, "details must be true or false", code="invalid_pattern", field="details")
-    found = search(fake.journal, _pattern(lambda: RequestPattern.from_json(body)))
-    matches = found.matches[-limit:] if limit else found.matches
-    return json_response({"count": found.count, "entries": [fake.journal.entry(r, details=details) for r in matches],
-                          "near_misses": near_miss_dicts(fake.journal, found), "kept": found.kept,
-                          "total": fake.journal.total})
+    pattern = _pattern(lambda: RequestPattern.from_json(body))
+    journal = fake.journal
+    snapshot = list(journal.records())  # read on the search thread (verify.off_loop)
+    total = journal.total
+
+    def work() -> dict[str, Any]:
+        budget = find_budget(journal)
+        found = search(journal, pattern, budget=budget, records=snapshot)
+        matches = found.matches[-limit:] if limit else found.matches
+        return {"count": found.count, "entries": shown(journal, matches, details, budget),
+                "near_misses": near_miss_dicts(journal, found), "kept": found.kept, "total": total}
+
+    return json_response(await _searched(work, len(snapshot)))
+
+
+async def _searched(work: Callable[[], T], kept: int) -> T:
+    """``work()`` (a search of a journal's snapshot) off the event loop; past its budget a 422."""
+    try:
+        return await off_loop(work)
+    except BudgetSpent as spent:
+        raise ControlError(422, spent_message(spent.limit, kept), code="search_too_costly",
+                           budget_steps=spent.limit) from None
 
 
 def _flag(params: Any, name: str, default: bool) -> bool:
@@ -161,10 +202,10 @@ def _flag(params: Any, name: str, default: bool) -> bool:
     return value in ("1", "true")
 
 
-def journal_search(fake: ControlledFake, params: Any, limit: int | None, details: bool,
-                   warnings_only: bool) -> list[dict[str, Any]]:
-    """``GET /_fake/journal`` with ``status``, ``header`` (``Name: value``, or ``Name``: present) or
-    ``body_contains``: the pattern search of ``POST /_fake/journal/find`` from query parameters."""
+def journal_pattern(params: Any) -> RequestPattern:
+    """The pattern of ``GET /_fake/journal``'s ``method``, ``path``, ``status``, ``header``
+    (``Name: value``, or ``Name``: present) and ``body_contains``: the search of
+    ``POST /_fake/journal/find`` from query parameters."""
     headers: dict[str, Any] = {}
     for item in params.getlist("header"):
         name, colon, value = item.partition(":")
@@ -173,14 +214,10 @@ def journal_search(fake: ControlledFake, params: Any, limit: int | None, details
                                field="header")
         headers[name.strip()] = value.strip() if colon else {"present": True}
     status = params.get("status")
-    pattern = _pattern(lambda: RequestPattern.build(
+    return _pattern(lambda: RequestPattern.build(
         params.get("method"), params.get("path"), headers=headers, body_contains=params.get("body_contains"),
         status=int(status) if status is not None and status.isdigit() and status.isascii() and len(status) <= 3
         else status))
-    records = [r for r in search(fake.journal, pattern, near_misses=0).matches if r.warnings or not warnings_only]
-    if limit:
-        records = records[-limit:]
-    return [fake.journal.entry(r, details=details) for r in records]
 
 
 def _pattern(build: Callable[[], RequestPattern]) -> RequestPattern:
@@ -226,10 +263,7 @@ async def verdicts(request: Request) -> Response:
 async def state(request: Request) -> Response:
     fake = fake_of(request)
     if request.method == "PUT":  # its body cap is the fake's max_state_bytes (FakeApp._control)
-        body = await read_json(request, error=ControlError)
-        if not isinstance(body, dict):
-            raise ControlError(400, "state must be a JSON object from GET /_fake/state", code="invalid_state")
-        fake.import_state(body)
+        fake.import_state(parse_state(await request.body()))  # counted before it is parsed
         return json_response({"imported": True})
     return json_response(fake.export_state())
 

@@ -33,7 +33,22 @@ class ServiceError(Exception):
 
 
 class ControlError(ServiceError):
-    """An error of the control plane (`/_fake/...`), always in the kernel's own shape."""
+    """An error of the control plane (`/_fake/...`), always in the kernel's own shape. Its message
+    and ``field`` are cut to :data:`MAX_MESSAGE` characters: what a client sent (a 10 MB value
+    in a refused state) is never echoed back whole."""
+
+    def __init__(self, status: int, message: str, *, code: str | None = None,
+                 headers: dict[str, str] | None = None, **extra: Any) -> None:
+        if len(message) > MAX_MESSAGE:
+            message = f"{message[:MAX_MESSAGE]}... (cut: {len(message)} characters)"
+        field = extra.get("field")
+        if isinstance(field, str) and len(field) > MAX_MESSAGE // 4:
+            extra["field"] = f"{field[:MAX_MESSAGE // 4]}..."
+        super().__init__(status, message, code=code, headers=headers, **extra)
+
+
+#: the longest message (and a quarter of it: the longest field) of a control-plane refusal
+MAX_MESSAGE = 1000
 
 
 def control_error_body(err: ServiceError) -> dict[str, Any]:

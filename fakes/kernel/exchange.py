@@ -10,31 +10,22 @@ of credentials (:class:`Redactor`) happen only when someone reads the journal.
 from __future__ import annotations
 
 import base64
-import functools
-import re
 from collections.abc import Awaitable, Iterable
 from itertools import chain
 from typing import Any, Final
 
 from starlette.types import Message, Receive, Send
 
+from .redaction import Redactor
+
 #: longest body kept per request and per answer unless the fake says otherwise
 DEFAULT_BODY_BYTES = 16 * 1024
-#: what the journal counts for an entry itself, beyond its headers and bodies, and for each header
-#: of an answer (the fake's own, short)
+#: what the journal counts for an entry itself, beyond its path, query, warnings, headers and
+#: bodies, and for each header of an answer (the fake's own, short)
 ENTRY_COST = 200
 RESPONSE_HEADER_COST = 64
-REDACTED = "[redacted]"
 #: between the names and values of a settled header list (HTTP allows no NUL in either)
 HEADER_SEPARATOR = b"\0"
-
-#: request and answer headers always shown redacted, and words that make any header name secret
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-SECRET_HEADER_WORDS = ("token", "secret", "password", "api-key", "apikey", "credential")
-#: JSON keys, form fields and query parameters shown redacted in every service
-SECRET_FIELDS = ("password", "client_secret", "access_token", "refresh_token", "id_token", "api_key", "apiKey",
-                 "secret")
-
 
 class StatusOnly:
     """What a journal that keeps no headers and bodies records of a request: its status."""
@@ -151,8 +142,8 @@ class Exchange:
         request_headers = HEADER_SEPARATOR.join(chain.from_iterable(self.request_headers))
         response_headers = tuple(self.response_headers)  # the fake's own: few and short
         response_body, response_length = (b"", 0) if head else (self.response_body, self.response_length)
-        cost = (ENTRY_COST + len(request_headers) + RESPONSE_HEADER_COST * len(response_headers)
-                + len(self.request_body) + len(response_body))
+        cost = (len(request_headers) + RESPONSE_HEADER_COST * len(response_headers) + len(self.request_body)
+                + len(response_body))
         return (request_headers, self.request_body, self.request_length, response_headers, response_body,
                 response_length, cost)
 
@@ -249,54 +240,3 @@ def body_fields(body: bytes, length: int, redactor: Redactor | None) -> dict[str
     fields["body_length"] = length
     fields["body_truncated"] = truncated
     return fields
-
-
-class Redactor:
-    """Shows credentials as ``[redacted]``: secret headers (``Authorization`` keeps its scheme:
-    ``Bearer [redacted]``), and secret fields wherever they appear as JSON keys, form fields or
-    query parameters. Built once per service (the kernel's names plus the service's own)."""
-
-    def __init__(self, headers: Iterable[str] = (), fields: Iterable[str] = (),
-                 form_fields: Iterable[str] = ()) -> None:
-        self.headers = SECRET_HEADERS | {name.lower() for name in headers}
-        self.fields = frozenset({*SECRET_FIELDS, *fields})
-        self.form_fields = self.fields | set(form_fields)
-        # a JSON string value (possibly cut off by the body limit), and a form or query value
-        self._json = re.compile(r'("(?:' + _alternatives(self.fields) + r')"\s*:\s*)"(?:[^"\\]|\\.)*"?')
-        self._form = re.compile(r"(?:^|(?<=[&;?]))(" + _alternatives(self.form_fields) + r")=[^&;#\s]*")
-
-    def is_secret_header(self, name: str) -> bool:
-        return name in self.headers or any(word in name for word in SECRET_HEADER_WORDS)
-
-    def is_secret_field(self, name: str, *, form: bool = False) -> bool:
-        return name in (self.form_fields if form else self.fields)
-
-    def header(self, name: str, value: str) -> str:
-        if not self.is_secret_header(name):
-            return value
-        scheme, space, rest = value.partition(" ")
-        if name.endswith("authorization") and space and rest and scheme.isalpha():
-            return f"{scheme} {REDACTED}"
-        return REDACTED
-
-    def text(self, text: str) -> str:
-        """A body: secret JSON string values and form fields redacted."""
-        if '"' in text:
-            text = self._json.sub(r'\1"' + REDACTED + '"', text)
-        if "=" in text:
-            text = self._form.sub(r"\1=" + REDACTED, text)
-        return text
-
-    def query(self, query: str) -> str:
-        return self._form.sub(r"\1=" + REDACTED, query) if "=" in query else query
-
-
-def _alternatives(names: Iterable[str]) -> str:
-    return "|".join(re.escape(name) for name in sorted(names, key=lambda name: (-len(name), name)))
-
-
-@functools.lru_cache(maxsize=64)
-def redactor(headers: tuple[str, ...] = (), fields: tuple[str, ...] = (),
-             form_fields: tuple[str, ...] = ()) -> Redactor:
-    """The shared :class:`Redactor` of a service's secret names (one per service, not per world)."""
-    return Redactor(headers, fields, form_fields)

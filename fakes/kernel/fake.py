@@ -22,7 +22,6 @@ from .control import control_routes
 from .dashboard import DASHBOARD_ROUTES, dashboard_paths
 from .dashboard.auth import DashboardSessions
 from .errors import ControlError, ServiceError
-from .exchange import redactor
 from .faults import FaultSet
 from .http import check_json_value, dumps, json_response
 from .journal import DEFAULT_JOURNAL_SIZE, Journal, journal_settings
@@ -35,9 +34,10 @@ from .limits import (
     route_cap,
 )
 from .openapi import control_paths, merge_control_plane, required_bodies, secure_control_plane, template_key
+from .redaction import redactor
 from .routing import ServiceRouter
 from .settings import FakeSettings
-from .statecheck import StateError, check_integer
+from .statecheck import StateError, check_integer, echo
 from .transport import AsyncFakeTransport, SyncFakeTransport
 from .verdicts import SILENCE_ENV, ClientRule, Verdicts, silenced_ids, split_patterns
 from .worlds import DEFAULT_MAX_WORLDS, Worlds, world_control_routes, world_openapi_paths
@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from .protocol import ReadTimeouts
 
 STATE_FORMAT = 1
+#: what a state holds (GET /_fake/state); any other top-level key is refused, not ignored
+STATE_KEYS = ("service", "format", "seed", "settings", "clock", "faults", "epoch", "model")
 
 
 class Model(Protocol):
@@ -157,7 +159,8 @@ class Fake:
         self._epoch_high = 0
         # rule ids (or globs) whose verdicts are not recorded; None: FAKES_SILENCE_RULES (comma-separated)
         patterns = split_patterns(os.environ.get(SILENCE_ENV) if silence_rules is None else silence_rules)
-        self.verdict_log = Verdicts(self.client_rules, silenced_ids(self.name, self.client_rules, patterns))
+        self.verdict_log = Verdicts(self.client_rules, silenced_ids(self.name, self.client_rules, patterns),
+                                    redactor=self.journal.redactor)
         self.model: Any = self.create_model()
         self._app: FakeApp | None = None
         self._openapi: dict[str, Any] | None = None
@@ -398,9 +401,13 @@ class Fake:
         if not isinstance(state, dict):
             raise StateError("state", "must be an object from GET /_fake/state")
         if state.get("service") != self.name:
-            message = (f"this state belongs to {state['service']!r}, not {self.name!r}" if "service" in state
+            message = (f"this state belongs to {echo(state['service'])}, not {self.name!r}" if "service" in state
                        else f"missing: a state from GET /_fake/state names its service ({self.name!r})")
             raise ControlError(400, message, code="invalid_state", field="service")
+        unknown = sorted(set(state) - set(STATE_KEYS))
+        if unknown:
+            raise StateError(unknown[0], f"is not a part of a state; a state from GET /_fake/state holds "
+                                         f"{', '.join(STATE_KEYS)}")
         if state.get("format") != STATE_FORMAT:
             raise StateError("format", f"must be {STATE_FORMAT}")
         if state.get("seed") != self.seed or isinstance(state.get("seed"), bool):
@@ -433,7 +440,7 @@ class Fake:
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             # a model whose load_state does not validate everything yet: still a 400, never a 500
             self.epoch = previous_epoch
-            raise ControlError(400, f"invalid state: {exc!r}", code="invalid_state", field="model") from None
+            raise ControlError(400, f"invalid state: {echo(exc)}", code="invalid_state", field="model") from None
         self._epoch_high = max(self._epoch_high, epoch)
         self.clock.load_state(clock_state)
         self.faults = faults
@@ -450,8 +457,8 @@ class Fake:
             if name not in own:
                 raise StateError(f"settings.{name}", f"is not a setting of {self.name}")
             if name in imported and imported[name] != own[name]:
-                raise StateError(f"settings.{name}", f"is {imported[name]!r} in the state but {own[name]!r} here; "
-                                 "start this fake with the state's settings to import it")
+                raise StateError(f"settings.{name}", f"is {echo(imported[name])} in the state but {echo(own[name])} "
+                                 "here; start this fake with the state's settings to import it")
 
     # -- harness -----------------------------------------------------------------------------
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -127,70 +127,89 @@ def check_json_value(value: Any, where: str = "", *, integers: bool = True) -> s
 
 
 def _fine(value: Any, integers: bool) -> bool:
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    pop, push = stack.pop, stack.append
+    # a stack of iterators, one per open array or object: its memory is the nesting's, not the
+    # document's (a state of 8 million values would have pushed 8 million tuples)
+    stack: list[Iterator[Any]] = [iter((value,))]
+    dicts = [False]
     while stack:
-        item, depth = pop()
-        kind = type(item)
-        if kind is str:
-            if not item.isascii() and text_problem(item) is not None:
-                return False
-        elif kind is dict:
-            if depth >= _MAX_DEPTH:
-                return False
-            for key, child in item.items():
+        in_dict = dicts[-1]
+        for child in stack[-1]:
+            if in_dict:
+                key, child = child
                 if type(key) is not str or (not key.isascii() and text_problem(key) is not None):
                     return False
-                push((child, depth + 1))
-        elif kind is list:
-            if depth >= _MAX_DEPTH:
-                return False
-            for child in item:
-                push((child, depth + 1))
-        elif kind is int:
-            if integers and not JSON_INT_MIN <= item <= JSON_INT_MAX:
-                return False
-        elif kind is float:
-            if not math.isfinite(item):
-                return False
-        elif item is None or kind is bool:
-            continue
+            kind = type(child)
+            if kind is str:
+                if not child.isascii() and text_problem(child) is not None:
+                    return False
+            elif kind is dict or kind is list:
+                if len(stack) > _MAX_DEPTH:
+                    return False
+                stack.append(iter(child.items()) if kind is dict else iter(child))
+                dicts.append(kind is dict)
+                break  # into it; this one goes on where it stopped
+            elif kind is int:
+                if integers and not JSON_INT_MIN <= child <= JSON_INT_MAX:
+                    return False
+            elif kind is float:
+                if not math.isfinite(child):
+                    return False
+            elif child is None or kind is bool:
+                continue
+            else:
+                return False  # a subclass or another type: the careful walk judges it
         else:
-            return False  # a subclass or another type: the careful walk judges it
+            stack.pop()
+            dicts.pop()
     return True
 
 
 def _locate(value: Any, where: str, integers: bool) -> str | None:
-    stack: list[tuple[str, Any, int]] = [(where, value, 0)]
+    """The first problem in document order, with its path (only a document that has one is walked
+    so: the paths cost a string per value)."""
+    stack: list[tuple[str, Iterator[tuple[Any, Any]], bool]] = [("", iter(((where, value),)), False)]
     while stack:
-        path, item, depth = stack.pop()
-        if isinstance(item, str):
-            if not item.isascii():
-                problem = text_problem(item)
-                if problem is not None:
-                    return f"{path or 'value'}: {problem}"
-        elif isinstance(item, bool) or item is None:
-            continue
-        elif isinstance(item, int):
-            if integers and not JSON_INT_MIN <= item <= JSON_INT_MAX:
-                return f"{path or 'value'}: the integer is outside the 64-bit range"
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                return f"{path or 'value'}: the number is not finite"
-        elif isinstance(item, (dict, list)):
-            if depth >= _MAX_DEPTH:
-                return f"{path or 'value'}: nested deeper than {_MAX_DEPTH} levels"
-            if isinstance(item, dict):
-                for key, child in item.items():
-                    if not isinstance(key, str):  # only from Python callers; JSON keys are text
-                        return f"{path or 'value'}: the key {key!r} is not a string"
-                    if not key.isascii() and text_problem(key) is not None:
-                        return f"{path or 'value'}: a key holds {text_problem(key)}"
-                    stack.append((f"{path}.{key}" if path else key, child, depth + 1))
+        parent, children, in_dict = stack[-1]
+        for name, item in children:
+            if in_dict:
+                if not isinstance(name, str):  # only from Python callers; JSON keys are text
+                    return f"{parent or 'value'}: the key {name!r} is not a string"
+                if not name.isascii() and text_problem(name) is not None:
+                    return f"{parent or 'value'}: a key holds {text_problem(name)}"
+                path = f"{parent}.{name}" if parent else name
             else:
-                stack.extend((f"{path}[{index}]", child, depth + 1) for index, child in enumerate(item))
+                path = name if len(stack) == 1 else f"{parent}[{name}]"
+            problem = _problem(item, path, integers)
+            if problem is not None:
+                return problem
+            if isinstance(item, (dict, list)):
+                if len(stack) > _MAX_DEPTH:
+                    return f"{path or 'value'}: nested deeper than {_MAX_DEPTH} levels"
+                stack.append((path, iter(item.items()) if isinstance(item, dict) else enumerate(item),
+                              isinstance(item, dict)))
+                break
         else:
-            return f"{path or 'value'}: {type(item).__name__} is not a JSON value"
+            stack.pop()
+    return None
+
+
+def _problem(item: Any, path: str, integers: bool) -> str | None:
+    """What is wrong with a scalar (None: nothing; an array or object is walked by the caller)."""
+    if isinstance(item, str):
+        if not item.isascii():
+            problem = text_problem(item)
+            if problem is not None:
+                return f"{path or 'value'}: {problem}"
+    elif isinstance(item, bool) or item is None or isinstance(item, (dict, list)):
+        return None
+    elif isinstance(item, int):
+        if integers and not JSON_INT_MIN <= item <= JSON_INT_MAX:
+            return f"{path or 'value'}: the integer is outside the 64-bit range"
+    elif isinstance(item, float):
+        if not math.isfinite(item):
+            return f"{path or 'value'}: the number is not finite"
+    else:
+        return f"{path or 'value'}: {type(item).__name__} is not a JSON value"
     return None
 
 

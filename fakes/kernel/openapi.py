@@ -257,7 +257,11 @@ _ENTRY = {"type": "object", "required": ["seq", "method", "path", "query", "stat
               "time": {"type": "string"}, "warnings": {"type": "array", "items": {"type": "string"}},
               "request": _MESSAGE, "response": _MESSAGE,
               "details_dropped": {"type": "boolean",
-                                  "description": "headers and bodies dropped to keep the journal in --journal-bytes"}}}
+                                  "description": "headers and bodies dropped to keep the journal in --journal-bytes"},
+              "path_truncated": {"type": "boolean", "description": "the path was cut at 8192 characters"},
+              "path_length": {"type": "integer", "description": "the length of a cut path"},
+              "query_truncated": {"type": "boolean", "description": "the query was cut at 8192 characters"},
+              "query_length": {"type": "integer", "description": "the length of a cut query"}}}
 _FIND = {"type": "object", "additionalProperties": False, "properties": {
     "method": {"type": "string", "description": "GET, POST ... (any case); * or absent: any"},
     "path": {"type": "string", "description": "exact, or a glob such as /rest/* (below the fake's base)"},
@@ -281,6 +285,10 @@ _NEAR_MISS = {"type": "object", "required": ["entry", "failed"], "properties": {
         "criterion": {"type": "string"}, "why": {"type": "string"}}}}}}
 
 
+#: the refusal of a search past its budget of steps (fakes/kernel/verify.py)
+_COSTLY = "search_too_costly: the search needs more work than one search may take; narrow it"
+
+
 def journal_paths() -> dict[str, Any]:
     """The journal's operations: read (filtered), find and count by a request pattern, clear."""
     def query(name: str, schema: dict[str, Any], description: str, **extra: Any) -> dict[str, Any]:
@@ -292,7 +300,7 @@ def journal_paths() -> dict[str, Any]:
     return {
         "/_fake/journal": {
             "get": {**_op("Requests received, oldest first (bounded ring), with their headers and bodies",
-                          {"400": _json(_ERROR), "200": _json(listing)}),
+                          {"400": _json(_ERROR), "200": _json(listing), "422": _json(_ERROR, _COSTLY)}),
                     "parameters": [
                         query("limit", {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}, "the last N (0: all)"),
                         query("method", {"type": "string"}, "only this method"),
@@ -319,7 +327,8 @@ def journal_paths() -> dict[str, Any]:
                                      "near_misses": {"type": "array", "items": _NEAR_MISS,
                                                      "description": "when none matched: the closest entries"},
                                      "kept": {"type": "integer"}, "total": {"type": "integer"}}}),
-                   "400": _json(_ERROR, "a criterion that cannot be used (it is named in field)")},
+                   "400": _json(_ERROR, "a criterion that cannot be used (it is named in field)"),
+                   "422": _json(_ERROR, _COSTLY)},
                   _FIND),
             ACCEPTANCE_BEYOND_SCHEMA: "a matches criterion must be a regular expression that compiles"}},
     }

@@ -30,6 +30,13 @@ class UnsafeRegex(ValueError):
 
 def compile_guarded(pattern: str) -> re.Pattern[str]:
     """``pattern`` compiled, or :class:`UnsafeRegex` saying why it is refused."""
+    return compile_costed(pattern)[0]
+
+
+def compile_costed(pattern: str) -> tuple[re.Pattern[str], int]:
+    """``pattern`` compiled, and how many unbounded repeats it holds (0 to :data:`MAX_UNBOUNDED`):
+    a run on a value of n characters takes about n steps with one at most, n * n with two
+    (:func:`match_cost`). :class:`UnsafeRegex` if it is refused."""
     if len(pattern) > MAX_PATTERN:
         raise UnsafeRegex(f"is longer than {MAX_PATTERN} characters")
     try:
@@ -37,11 +44,19 @@ def compile_guarded(pattern: str) -> re.Pattern[str]:
         parsed = _parser.parse(pattern)
     except (re.error, RecursionError, OverflowError) as exc:
         raise UnsafeRegex(f"is not a regular expression: {exc}") from None
-    problem = _backtracking(list(parsed.data), [0])
+    unbounded = [0]
+    problem = _backtracking(list(parsed.data), unbounded)
     if problem:
         raise UnsafeRegex(f"{problem}: such a pattern can take exponential time on a long value (write it "
                           "without the nesting, e.g. a+ for (a+)+, a{1,2} for (a|aa))")
-    return compiled
+    return compiled, unbounded[0]
+
+
+def match_cost(unbounded: int, length: int) -> int:
+    """The steps (about a byte's work each) a guarded pattern with ``unbounded`` repeats may take
+    on a value of ``length`` characters: what a find's budget is charged for running it."""
+    length = min(length, MAX_SUBJECT) + 1
+    return (length * length if unbounded >= 2 else length) >> 2
 
 
 def fullmatch_bounded(regex: re.Pattern[str], value: str) -> bool:

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import registry
-from . import requestlog
+from . import journalpool, requestlog
 from .autosave import save_periodically
 from .clock import Clock, ClockError, parse_clock_spec
 from .fake import Fake
@@ -113,7 +113,7 @@ KERNEL_VARIABLES = frozenset({
     "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT", "FAKES_JOURNAL_BODY_BYTES",
     "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS", "FAKES_ALLOWED_HOSTS", "FAKES_ALLOWED_ORIGINS",
     "FAKES_HTTPS", "FAKES_HTTPS_PORT", "FAKES_TLS_CERT", "FAKES_TLS_KEY", "FAKES_TLS_DIR", "FAKES_TLS_NAMES",
-    "FAKES_FORWARDED_ALLOW_IPS"})
+    "FAKES_FORWARDED_ALLOW_IPS", "FAKES_MAX_HEADER_BYTES", "FAKES_JOURNAL_TOTAL_BYTES"})
 
 
 def _host_name(host: str) -> list[str]:
@@ -184,6 +184,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                 "journal_keep_secrets": keep_secrets},
                        access={"allowed_hosts": [*args.allowed_hosts, *_host_name(args.host)],
                                "allowed_origins": args.allowed_origins})
+    journalpool.set_total_bytes(args.journal_total_bytes)  # every journal of the process together
     loaded = load_states(fakes, args.state, registry.service_names()) if args.state else []
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
@@ -225,7 +226,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     if log_requests:
         requestlog.enable()
-    timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout)
+    timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout, header_bytes=args.max_header_bytes)
     try:
         autosave = (fakes, args.save_state, args.save_state_every) if args.save_state_every else None
         run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts, args.forwarded_allow_ips, autosave))

@@ -19,25 +19,78 @@ from __future__ import annotations
 
 import math
 import re
+import reprlib
 from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn, TypeVar
 
 from .errors import ControlError
-from .http import JSON_INT_MAX, JSON_INT_MIN, check_json_value, finite_number
+from .http import JSON_INT_MAX, JSON_INT_MIN, check_json_value, finite_number, parse_json
 
 T = TypeVar("T")
 
 
 class StateError(ControlError):
-    """An imported state refused: 400 ``invalid_state`` with the offending ``field``."""
+    """An imported state refused: 400 ``invalid_state`` with the offending ``field``. Both are cut
+    to a few hundred characters (a 10 MB key or value is not echoed back whole)."""
 
     def __init__(self, field: str, message: str) -> None:
+        field, message = cut(field), cut(message, MAX_ECHOED * 2)
         super().__init__(400, f"invalid state: {field} {message}", code="invalid_state", field=field)
         self.field = field
 
 
+#: the longest text of a client's that a refusal echoes
+MAX_ECHOED = 200
+_ECHO = reprlib.Repr()
+_ECHO.maxstring = _ECHO.maxother = _ECHO.maxlong = MAX_ECHOED
+_ECHO.maxlist = _ECHO.maxdict = _ECHO.maxtuple = _ECHO.maxset = 8
+_ECHO.maxlevel = 3
+
+
+def echo(value: Any) -> str:
+    """``repr(value)`` for a refusal, cut to a few hundred characters however large the value is."""
+    return cut(_ECHO.repr(value), MAX_ECHOED + 20)
+
+
+def cut(text: str, limit: int = MAX_ECHOED) -> str:
+    """``text``, or its start and how long it was."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def refuse(field: str, message: str) -> NoReturn:
     raise StateError(field, message)
+
+
+#: an imported state holds at most one JSON array or object per STATE_BYTES_PER_CONTAINER of its
+#: bytes and one value per STATE_BYTES_PER_VALUE (each plus a margin for small states), so that
+#: what it is parsed into stays within a small multiple of its size (an empty array is 2 bytes of
+#: JSON and 64 of Python: 60 MiB of them took 3 GB)
+STATE_BYTES_PER_CONTAINER = 32
+STATE_BYTES_PER_VALUE = 8
+STATE_MARGIN_CONTAINERS = 10_000
+STATE_MARGIN_VALUES = 100_000
+
+
+def parse_state(raw: bytes) -> dict[str, Any]:
+    """A state to import (``PUT /_fake/state``, a ``--state`` file) parsed from JSON, counted
+    before it is parsed: arrays and objects, and values (commas), past the ratios above are a 400
+    naming ``state`` at once; then the door's checks (fakes/kernel/http.py: nesting, text,
+    numbers) and an object. The brackets and commas are counted with ``bytes.count``, inside
+    strings too (a state of prose full of them is the one refused wrongly)."""
+    size = len(raw)
+    containers = raw.count(b"[") + raw.count(b"{")
+    if containers > size // STATE_BYTES_PER_CONTAINER + STATE_MARGIN_CONTAINERS:
+        refuse("state", f"holds {containers} arrays and objects in {size} bytes, more than one per "
+                        f"{STATE_BYTES_PER_CONTAINER} bytes (plus {STATE_MARGIN_CONTAINERS}): not a state "
+                        "GET /_fake/state exports")
+    values = raw.count(b",") + containers
+    if values > size // STATE_BYTES_PER_VALUE + STATE_MARGIN_VALUES:
+        refuse("state", f"holds {values} values in {size} bytes, more than one per {STATE_BYTES_PER_VALUE} "
+                        f"bytes (plus {STATE_MARGIN_VALUES}): not a state GET /_fake/state exports")
+    state = parse_json(raw, error=ControlError) if raw else {}
+    if not isinstance(state, dict):
+        raise ControlError(400, "state must be a JSON object from GET /_fake/state", code="invalid_state")
+    return state
 
 
 class StateReader:

@@ -16,7 +16,6 @@ previous one), and removes the world files of worlds that are gone.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import tempfile
 from collections.abc import Callable, Mapping
@@ -26,6 +25,7 @@ from typing import Any
 from .errors import ServiceError
 from .fake import Fake
 from .http import dumps
+from .statecheck import parse_state
 from .worlds import InvalidWorldId, WorldCapReached, check_world_id
 
 WORLDS_DIR = "worlds"
@@ -109,12 +109,15 @@ def _read(path: Path, fake: Fake) -> dict[str, Any]:
     except OSError as exc:
         raise StateFileError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     try:
-        state = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise StateFileError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(state, dict):
-        raise StateFileError(f"{path}: must be a JSON object, as GET /_fake/state exports it")
-    return state
+        return parse_state(text)  # counted before it is parsed, as PUT /_fake/state's body is
+    except ServiceError as err:
+        if err.code == "invalid_json":
+            problem = err.message.removeprefix("request body is not valid JSON: ")
+            raise StateFileError(f"{path}: not JSON: {problem}" if problem != err.message
+                                 else f"{path}: {err.message.removeprefix('request body: ')}") from None
+        if err.code == "invalid_state" and "field" not in err.extra:
+            raise StateFileError(f"{path}: must be a JSON object, as GET /_fake/state exports it") from None
+        raise StateFileError(describe_refusal(path, err)) from None
 
 
 def _import(path: Path, load: Callable[[dict[str, Any]], Any], fake: Fake) -> None:

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Literal, Protocol
 from starlette.requests import Request
 
 from .clock import iso_ms
+from .redaction import Redactor
 from .settings import SettingsError
 
 VERDICTS_KEY = "fakes.verdicts"
@@ -95,15 +96,35 @@ def silenced_ids(service: str, rules: Iterable[ClientRule], patterns: Iterable[s
 class Verdicts:
     """Per-rule counts with the first and last offending request; unbounded in rules, not requests."""
 
-    def __init__(self, rules: tuple[ClientRule, ...] = (), silenced: frozenset[str] = frozenset()) -> None:
+    def __init__(self, rules: tuple[ClientRule, ...] = (), silenced: frozenset[str] = frozenset(),
+                 redactor: Redactor | None = None) -> None:
         self.rules = {rule.id: rule for rule in rules}
         self.silenced = silenced
+        #: the journal's: a verdict shows no credential the journal hides (None: shown as sent)
+        self.redactor = redactor
         self._counts: dict[str, dict[str, Any]] = {}
 
+    def redacted(self, flagged: Iterable[tuple[ClientRule, str]], headers: Iterable[tuple[bytes, bytes]],
+                 query: str, body: bytes) -> list[tuple[ClientRule, str]]:
+        """``(rule, detail)`` pairs whose details name none of the credentials of the request
+        (its headers, query and body) that flagged them."""
+        redactor = self.redactor
+        if redactor is None:
+            return list(flagged)
+        secrets = redactor.secrets(headers, query, body.decode("utf-8", "replace"))
+        return [(rule, redactor.detail(detail, secrets)) for rule, detail in flagged]
+
     def record(self, rule: ClientRule, detail: str, request: dict[str, Any]) -> None:
+        """Count an offence; ``request`` holds the offending request's method, path, query,
+        status, epoch_ms (and its journal seq). Shown redacted, as the journal shows it."""
         if rule.id in self.silenced:
             return
         self.rules.setdefault(rule.id, rule)
+        redactor = self.redactor
+        if redactor is not None:
+            detail = redactor.detail(detail)
+            if request.get("query"):
+                request = {**request, "query": redactor.query(request["query"])}
         offence = {**request, "detail": detail}
         seen = self._counts.get(rule.id)
         if seen is None:

@@ -80,7 +80,7 @@ def test_every_fake_documents_the_journal_operations(service: str) -> None:
     paths = registry.fake_class(service)().openapi()["paths"]
     find = paths["/_fake/journal/find"]["post"]
     access = {"403", "415", "421"}  # every control operation's Origin, body-type and Host refusals
-    assert find["tags"] == ["control-plane"] and set(find["responses"]) - access == {"200", "400"}
+    assert find["tags"] == ["control-plane"] and set(find["responses"]) - access == {"200", "400", "422"}
     assert {"method", "path", "headers", "query", "json", "form", "body_contains", "status"} <= \
         set(find["requestBody"]["content"]["application/json"]["schema"]["properties"])
     listed = {p["name"] for p in paths["/_fake/journal"]["get"]["parameters"]}
