@@ -131,6 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--save-state", metavar="DIR", default=_env("FAKES_SAVE_STATE"),
                        help="on stop (Ctrl-C, SIGTERM) write every fake's and world's state to DIR in that layout "
                             "(may be the --state DIR: the fakes then keep their state across restarts)")
+    serve.add_argument("--save-state-every", type=_non_negative_float, metavar="SECONDS",
+                       default=_env("FAKES_SAVE_STATE_EVERY", "0"),
+                       help="also save what changed to the --save-state DIR every SECONDS while serving, so that "
+                            "a killed process (SIGKILL, out of memory) loses at most that much (default 0: on stop "
+                            "only; docs/fleet.md)")
     serve.add_argument("--log-level", type=_log_level, metavar="LEVEL", default=_env("FAKES_LOG_LEVEL", "warning"),
                        help="critical | error (also a fake's own failure behind a 500) | warning (default: also "
                             "uvicorn's warnings, such as an invalid HTTP request) | info (as warning) | debug (also "

@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import registry
 from . import requestlog
+from .autosave import save_periodically
 from .clock import Clock, ClockError, parse_clock_spec
 from .fake import Fake
 from .gateway import GatewayApp
@@ -143,6 +144,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                        f"use --port {MAX_PORT - len(names) + 1} or lower, --only fewer services, or --gateway PORT")
     if args.save_state:
         check_writable(args.save_state)  # refused now, not after a day of serving
+    if args.save_state_every and not args.save_state:
+        raise CliError("--save-state-every (FAKES_SAVE_STATE_EVERY) saves to the --save-state directory: "
+                       "give --save-state DIR (FAKES_SAVE_STATE) too")
     prefixes = parse_prefixes(args.prefix)
     if args.gateway is not None:
         for name in names:
@@ -183,14 +187,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(line)
     print(f"serving on: {stack_description()}")
     if args.save_state:
-        print(f"on stop the states are saved to {args.save_state}")
+        every = f", and every {args.save_state_every:g} s what changed" if args.save_state_every else ""
+        print(f"on stop the states are saved to {args.save_state}{every}")
     print("Ctrl-C to stop.", flush=True)
     configure_logging(args.log_level)
     if log_requests:
         requestlog.enable()
     timeouts = ReadTimeouts(header_s=args.header_timeout, body_s=args.body_timeout, header_bytes=args.max_header_bytes)
     try:
-        run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts))
+        autosave = (fakes, args.save_state, args.save_state_every) if args.save_state_every else None
+        run_on_fast_loop(_serve_forever(bindings, args.log_level, timeouts, autosave))
     finally:
         requestlog.disable()
     status = 0
@@ -242,9 +248,17 @@ def _shown_host(host: str) -> str:
     return "127.0.0.1" if host in ("0.0.0.0", "") else host
 
 
-async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str, timeouts: ReadTimeouts) -> None:
+async def _serve_forever(bindings: list[tuple[Any, Any]], log_level: str, timeouts: ReadTimeouts,
+                         autosave: tuple[dict[str, Fake], str, float] | None = None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await serve_until(bindings, stop, log_level, timeouts=timeouts)
+    # --save-state-every: what changed is saved while serving, so a killed process loses little
+    saving = asyncio.create_task(save_periodically(*autosave, stop)) if autosave else None
+    try:
+        await serve_until(bindings, stop, log_level, timeouts=timeouts)
+    finally:
+        stop.set()
+        if saving is not None:
+            await saving  # no periodic write may land after the final save on stop

@@ -163,11 +163,16 @@ def save_states(fakes: Mapping[str, Fake], directory: str | os.PathLike[str]) ->
 
 def _write(path: Path, state: dict[str, Any]) -> None:
     """``path`` replaced at once by ``state`` (a temporary file beside it, flushed, renamed)."""
+    write_bytes(path, dumps(state))
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """``path`` replaced at once by ``data``: a reader never sees half a file, a crash leaves the old one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".saving-{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(dumps(state))
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)

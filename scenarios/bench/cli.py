@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .fleet import bench_fleet
 from .http_part import bench_http
 from .inprocess import bench_inprocess, child_cold
 from .load import LoadConfig, child_load, choose_generator
@@ -66,6 +67,10 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
                         help="new worlds to time per service in the worlds part (default 200)")
     parser.add_argument("--op-repeats", type=int, default=None,
                         help="timed calls of each public operation in the operations part (default 200)")
+    parser.add_argument("--fleet-replicas", type=int, default=3,
+                        help="the fleet part measures HAProxy over 1 .. this many replicas (default 3)")
+    parser.add_argument("--fleet-worlds", type=int, default=None,
+                        help="worlds the fleet part's load spreads over (default 300)")
     parser.add_argument("--against", default=None, metavar="CHECKOUT",
                         help="another checkout of this project (e.g. `git worktree add /tmp/base main`): the HTTP "
                              "part also serves each fake from it, in runs alternating with this one's and bare "
@@ -120,7 +125,8 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         inbox_messages=pick(args.inbox_messages, 100_000, 1_000), page_repeats=pick(args.page_repeats, 20, 3),
         random_pages=pick(args.random_pages, 200, 10), cycles=pick(args.cycles, 50, 5),
         worlds=pick(args.worlds, 200, 10), op_repeats=pick(args.op_repeats, 200, 10),
-        quick=quick, against=against,
+        quick=quick, against=against, fleet_replicas=max(1, args.fleet_replicas),
+        fleet_worlds=pick(args.fleet_worlds, 300, 30),
     )
     return options, args.json_path
 
@@ -135,7 +141,7 @@ def run(options: Options) -> Report:
         "journal_requests": options.journal_requests, "journal_size": options.journal_size,
         "inbox_messages": options.inbox_messages, "page_repeats": options.page_repeats,
         "random_pages": options.random_pages, "cycles": options.cycles, "worlds": options.worlds,
-        "op_repeats": options.op_repeats,
+        "op_repeats": options.op_repeats, "fleet_replicas": options.fleet_replicas,
         "against": options.against,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
@@ -152,6 +158,8 @@ def run(options: Options) -> Report:
         bench_worlds(options, report)
     if "operations" in options.parts:
         bench_operations(options, report)
+    if "fleet" in options.parts:
+        bench_fleet(options, report)
     return report
 
 

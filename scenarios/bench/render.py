@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .fleet import render_fleet
 from .measure import mb
 from .operations import render_operations
 from .report import TARGET_CYCLE_MS, TARGET_FRESH_MS, TARGET_HTTP_RATIO, Report
@@ -149,6 +150,7 @@ def render(report: Report) -> str:
                        "code: build one per session, not per test)")
     out += render_worlds(report)
     out += render_operations(report)
+    out += render_fleet(report)
     if report.targets:
         out += ["", "Targets (reported, not asserted)"]
         for t in report.targets:

@@ -22,7 +22,7 @@ BENCH_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "full"}}
 QUICK_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "small"}}
 
 
-PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "peers")
+PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "peers", "fleet")
 DEFAULT_PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations")
 
 
@@ -46,6 +46,9 @@ class Options:
     op_repeats: int = 200
     #: another checkout of the project: the HTTP part serves each fake from it too, runs alternating
     against: str | None = None
+    #: the fleet part: fleets of 1 .. this many replicas behind HAProxy, and the worlds spread over them
+    fleet_replicas: int = 3
+    fleet_worlds: int = 300
 
 
 @dataclass
@@ -59,6 +62,7 @@ class Report:
     startup_client_ms: float | None = None
     worlds: list[dict[str, Any]] = field(default_factory=list)
     operations: list[dict[str, Any]] = field(default_factory=list)
+    fleet: dict[str, Any] = field(default_factory=dict)
     skipped: list[dict[str, str]] = field(default_factory=list)
     targets: list[dict[str, Any]] = field(default_factory=list)
 
@@ -74,7 +78,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         return {"machine": self.machine, "config": self.config, "http": self.http, "inprocess": self.inprocess,
                 "scale": self.scale, "startup": self.startup, "startup_httpx_client_ms": self.startup_client_ms,
-                "worlds": self.worlds, "operations": self.operations,
+                "worlds": self.worlds, "operations": self.operations, "fleet": self.fleet,
                 "targets": self.targets, "skipped": self.skipped}
 
 
