@@ -26,6 +26,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import Message, Receive, Scope
 
 from .criteria import ANSWER_FIELDS, PATTERN_FIELDS, Budget, PatternError, RequestPattern, Sent
+from .http import check_json_value
 from .pathmatch import PathMatcher
 
 #: the criteria of a rule (every one optional)
@@ -62,6 +63,10 @@ class RuleCriteria:
         unknown = sorted(str(name) for name in spec if name not in RULE_CRITERIA)
         if unknown:
             raise PatternError(unknown[0][:200], f"is not a criterion of a rule; known: {', '.join(RULE_CRITERIA)}")
+        problem = check_json_value(dict(spec))  # a rule is listed and exported: text the fake can write back
+        if problem is not None:
+            where, _, why = problem.partition(": ")
+            raise PatternError(where, why)
         pattern = RequestPattern.from_json(spec)
         empty = RequestPattern()
         rest = replace(pattern, method=None, path=None)

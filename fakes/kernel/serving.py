@@ -30,6 +30,8 @@ from .server import run as run_on_fast_loop
 from .settings import SettingsError, env_prefix, unknown_variables
 from .statedir import check_writable, load_states, save_states
 from .verdicts import check_owners, serve_summary
+from .wiremock import MappingsFolderError
+from .wiremockdirs import load_mappings, mapping_folders
 from .worlds import DEFAULT_MAX_WORLDS
 
 MAX_PORT = 65_535
@@ -107,7 +109,7 @@ KERNEL_VARIABLES = frozenset({
     "FAKES_PREFIXES", "FAKES_JOURNAL_SIZE", "FAKES_MAX_WORLDS", "FAKES_WORLD_IDLE_EXPIRY", "FAKES_SILENCE_RULES",
     "FAKES_LOG_LEVEL", "FAKES_MAX_FAULT_LATENCY_MS", "FAKES_MAX_BODY_BYTES", "FAKES_MAX_CONTROL_BODY_BYTES",
     "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT", "FAKES_JOURNAL_BODY_BYTES",
-    "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS"})
+    "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS", "FAKES_WIREMOCK_MAPPINGS"})
 
 
 def check_setting_variables(environ: Mapping[str, str]) -> None:
@@ -162,6 +164,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
                        journal={"journal_body_bytes": args.journal_body_bytes, "journal_bytes": args.journal_bytes,
                                 "journal_keep_secrets": keep_secrets})
     loaded = load_states(fakes, args.state, registry.service_names()) if args.state else []
+    try:
+        mapped = load_mappings(fakes, mapping_folders(args.wiremock_mappings or [], names, registry.service_names()))
+    except MappingsFolderError as exc:
+        raise CliError(str(exc)) from None
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
     bindings: list[tuple[Any, Any]] = []
@@ -184,6 +190,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.state:
         print(f"state loaded from {args.state}: {', '.join(loaded) or 'no state file of these services'}")
     for line in lines:
+        print(line)
+    for line in mapped:
         print(line)
     print(f"serving on: {stack_description()}")
     if args.save_state:

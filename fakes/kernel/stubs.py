@@ -115,11 +115,11 @@ def parse_stub(rule_id: str, spec: Any, *, max_latency_ms: float, number: int, l
     except PatternError as exc:
         raise refuse(f"request.{exc.field}" if exc.field else "request", exc.message) from None
     templates = read.switch("templates", True)
-    if ("response" in spec) == ("responses" in spec) and spec.get("responses") is not None:
+    if "response" in spec and "responses" in spec:
         raise refuse("responses", "give response or responses, not both")
     raw_answers: Any = spec.get("responses")
     where = "responses"
-    if raw_answers is None:
+    if "responses" not in spec:
         raw_answers, where = [spec.get("response") or {}], "response"
     elif not isinstance(raw_answers, list) or not 1 <= len(raw_answers) <= MAX_ANSWERS:
         raise refuse("responses", f"must be a list of 1 to {MAX_ANSWERS} answers")

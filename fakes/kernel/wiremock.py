@@ -97,7 +97,7 @@ class Refused:
 def mappings_in(document: Any, source: str) -> list[tuple[str, Any]]:
     """The mappings of one JSON document: ``{"mappings": [...]}`` or one mapping; each with its
     source (``file.json``, ``file.json#3``)."""
-    if isinstance(document, Mapping) and "mappings" in document and "request" not in document:
+    if isinstance(document, Mapping) and "mappings" in document:
         mappings = document["mappings"]
         if not isinstance(mappings, list):
             raise Untranslatable("mappings must be a list of mappings")
