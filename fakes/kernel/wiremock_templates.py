@@ -31,7 +31,7 @@ def _expression(inner: str) -> str:
     request = _REQUEST.match(inner)
     if request is not None:
         source = request.group(1)
-        keys = [bracketed if bracketed is not None else plain
+        keys = [bracketed or plain
                 for bracketed, plain in _SEGMENT.findall(request.group(2))]
         if source == "pathSegments":
             source = "path"
