@@ -23,7 +23,8 @@ from typing import Any
 from .criteria import PatternError
 from .errors import ControlError
 from .http import check_json_value
-from .live import LiveRequest, RuleCriteria, RuleIndex
+from .live import LiveRequest
+from .ruleindex import RuleCriteria, RuleIndex
 from .rulespec import SpecReader
 
 
@@ -251,7 +252,7 @@ class FaultSet:
         """The rule that fires for this request, if any (consumes one of its ``times``); the
         first added of those that match."""
         sent = live.sent
-        found = await live.first(self._index.candidates(sent.method, sent.path), self._drawn)
+        found = await live.first(self._index.candidates(sent, live.budget), self._drawn)
         if found is None:
             return None
         rule = found[0]

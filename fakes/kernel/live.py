@@ -1,132 +1,26 @@
-"""Rules matched against live requests (faults and stubs): the request as they read it, their
-criteria, and an index that makes a hundred rules cost a few microseconds.
-
-A rule's criteria are the journal's (:mod:`fakes.kernel.criteria`, one matcher): ``method``,
-``path`` (exact, glob, template or regex), ``url``, ``query``, ``headers``, ``form``, ``json``,
-``json_equals``, ``body_contains``; never ``status`` or ``answered_by`` (a live request has no
-answer yet). They are compiled once, when the rule is added.
+"""A request on its way in, as fault and stub rules read it, and the judging of the candidates the
+rules' index (:mod:`fakes.kernel.ruleindex`) names.
 
 **The body.** A live request's body is read only when a rule that could match it (its method,
 path, query and headers hold) has a body criterion, and then at most ``body_limit`` bytes
 (the fake's ``max_body_bytes``): what was read is handed to the route again, before the rest of
 the stream (:meth:`LiveRequest.receive`), so the route and the journal see the request as sent.
-
-**The index.** Rules are grouped by method and, within it, by literal path (a dict lookup);
-patterned paths are tried after a check of their literal prefix. With no rule at all the app
-never builds a :class:`LiveRequest` (one attribute check per request).
+With no rule at all the app never builds a :class:`LiveRequest` (one check per request).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Generic, Protocol, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from starlette.requests import ClientDisconnect
 from starlette.types import Message, Receive, Scope
 
-from .criteria import ANSWER_FIELDS, PATTERN_FIELDS, Budget, PatternError, RequestPattern, Sent
-from .http import check_json_value
-from .pathmatch import PathMatcher
-
-#: the criteria of a rule (every one optional)
-RULE_CRITERIA = tuple(name for name in PATTERN_FIELDS if name not in ANSWER_FIELDS)
-_NO_PARAMS: dict[str, str] = {}
-
-
-@dataclass(frozen=True)
-class RuleCriteria:
-    """A rule's compiled criteria: method and path apart (the index uses them), the rest as one
-    :class:`RequestPattern` (None when there is no other criterion)."""
-
-    method: str | None
-    path: PathMatcher | None
-    rest: RequestPattern | None
-    given: Mapping[str, Any]  # as given (without defaults): what listings show
-    #: ``rest`` without its body criteria (None: none left), judged before a body is read for it
-    head: RequestPattern | None = None
-
-    @property
-    def needs_body(self) -> bool:
-        return self.rest is not None and self.rest.needs_body()
-
-    def describe(self) -> str:
-        pattern = self.rest or RequestPattern()
-        return replace(pattern, method=self.method, path=self.path).describe()
-
-    @classmethod
-    def parse(cls, spec: Mapping[str, Any]) -> RuleCriteria:
-        """The criteria of ``spec`` (JSON of the journal's find, less ``status`` and ``answered_by``);
-        :class:`PatternError` naming the criterion."""
-        if not isinstance(spec, Mapping):
-            raise PatternError("", "must be an object of criteria")
-        unknown = sorted(str(name) for name in spec if name not in RULE_CRITERIA)
-        if unknown:
-            raise PatternError(unknown[0][:200], f"is not a criterion of a rule; known: {', '.join(RULE_CRITERIA)}")
-        problem = check_json_value(dict(spec))  # a rule is listed and exported: text the fake can write back
-        if problem is not None:
-            where, _, why = problem.partition(": ")
-            raise PatternError(where, why)
-        pattern = RequestPattern.from_json(spec)
-        empty = RequestPattern()
-        rest = replace(pattern, method=None, path=None)
-        head = replace(rest, form={}, json=empty.json, json_equals=empty.json_equals, body_contains=None)
-        return cls(pattern.method, pattern.path, None if rest == empty else rest, dict(spec),
-                   None if head == empty else head)
-
-
-class Ruled(Protocol):
-    """A rule the index holds: its criteria and its place (lower first)."""
-
-    @property
-    def criteria(self) -> RuleCriteria: ...
-
-    @property
-    def rank(self) -> tuple[int, ...]: ...
-
+from .criteria import Budget, Sent
+from .ruleindex import RuleCriteria, Ruled
 
 R = TypeVar("R", bound=Ruled)
-
-
-class RuleIndex(Generic[R]):
-    """The live rules of a set, by method and literal path (see the module); built once per change."""
-
-    __slots__ = ("_any", "_by_method")
-
-    def __init__(self, rules: Iterable[R]) -> None:
-        ordered = sorted(rules, key=lambda rule: rule.rank)
-        methods = {rule.criteria.method for rule in ordered} - {None}
-        self._any = _Group([rule for rule in ordered if rule.criteria.method is None])
-        self._by_method = {method: _Group([rule for rule in ordered if rule.criteria.method in (None, method)])
-                           for method in methods}
-
-    def candidates(self, method: str, path: str) -> Sequence[R]:
-        """The rules whose method and literal path allow this request, in order (patterned paths
-        still to be checked)."""
-        group = self._by_method.get(method, self._any)
-        return group.candidates(path)
-
-
-class _Group(Generic[R]):
-    __slots__ = ("literal", "patterned")
-
-    def __init__(self, rules: list[R]) -> None:
-        self.literal: dict[str, list[R]] = {}
-        self.patterned: list[R] = []
-        for rule in rules:
-            path = rule.criteria.path
-            if path is not None and path.literal is not None:
-                self.literal.setdefault(path.literal, []).append(rule)
-            else:
-                self.patterned.append(rule)
-
-    def candidates(self, path: str) -> Sequence[R]:
-        exact = self.literal.get(path)
-        if exact is None:
-            return self.patterned
-        if not self.patterned:
-            return exact
-        return sorted([*exact, *self.patterned], key=lambda rule: rule.rank)
+_NO_PARAMS: dict[str, str] = {}
 
 
 class LiveRequest:
@@ -194,11 +88,8 @@ class LiveRequest:
         if params is None:
             return None
         rest = criteria.rest
-        if rest is not None:
-            if self._budget is None:
-                self._budget = Budget()
-            if rest.failures(sent, None, self._budget, first_only=True):
-                return None
+        if rest is not None and rest.failures(sent, None, self.budget, first_only=True):
+            return None
         return params
 
     async def first(self, rules: Sequence[R], eligible: Callable[[R], bool] | None = None
@@ -207,7 +98,7 @@ class LiveRequest:
         parameters; ``eligible(rule)`` asked last (a probability draw, a scenario's state)."""
         for rule in rules:
             criteria = rule.criteria
-            if criteria.rest is not None and criteria.needs_body and not self.body_read:
+            if criteria.needs_body and self._chunks is None:
                 if not self._head_matches(criteria):
                     continue
                 await self.read_body()
@@ -217,6 +108,14 @@ class LiveRequest:
             return rule, params
         return None
 
+    @property
+    def budget(self) -> Budget:
+        """The steps matching may take: no limit (a live request is bounded by its caps)."""
+        budget = self._budget
+        if budget is None:
+            budget = self._budget = Budget()
+        return budget
+
     def _head_matches(self, criteria: RuleCriteria) -> bool:
         """Whether the criteria but the body's hold (reading a body for a rule that cannot match
         anyway would be wasted)."""
@@ -224,8 +123,4 @@ class LiveRequest:
         if path is not None and path.literal is None and path.match(self.sent.path) is None:
             return False
         head = criteria.head
-        if head is None:
-            return True
-        if self._budget is None:
-            self._budget = Budget()
-        return not head.failures(self.sent, None, self._budget, first_only=True)
+        return head is None or not head.failures(self.sent, None, self.budget, first_only=True)

@@ -39,12 +39,16 @@ class PathError(ValueError):
 class PathMatcher:
     """One compiled path criterion (see the module): :meth:`match` gives the path parameters."""
 
-    __slots__ = ("kind", "literal", "prefix", "regex", "text")
+    __slots__ = ("kind", "literal", "prefix", "regex", "source", "text")
 
-    def __init__(self, kind: str, text: str, regex: re.Pattern[str] | None = None, prefix: str = "") -> None:
+    def __init__(self, kind: str, text: str, regex: re.Pattern[str] | None = None, prefix: str = "",
+                 source: str | None = None) -> None:
         self.kind = kind  # "exact", "glob", "template" or "regex"
         self.text = text
         self.regex = regex
+        #: a glob's or template's regex without named groups: a part of a set's alternation
+        #: (fakes/kernel/ruleindex.py); a regex's is its text
+        self.source = source if source is not None else regex.pattern if regex is not None else None
         #: the exact path (kind "exact"): rules index on it
         self.literal = text if kind == "exact" else None
         #: every path it matches starts with this
@@ -75,7 +79,8 @@ class PathMatcher:
         if "{" in spec or "}" in spec:
             return cls._template(spec)
         if any(ch in spec for ch in GLOB_CHARACTERS):
-            return cls("glob", spec, re.compile(fnmatch.translate(spec)), _glob_prefix(spec))
+            translated = fnmatch.translate(spec)
+            return cls("glob", spec, re.compile(translated), _glob_prefix(spec), translated.removesuffix(r"\Z"))
         return cls("exact", spec)
 
     @classmethod
@@ -83,6 +88,7 @@ class PathMatcher:
         if any(ch in text for ch in GLOB_CHARACTERS):
             raise PathError("is a glob or a template, not both: name each varying segment {name}")
         pieces: list[str] = []
+        anonymous: list[str] = []
         names: set[str] = set()
         for segment in text.split("/"):
             found = list(PARAMETER.finditer(segment))
@@ -94,6 +100,7 @@ class PathMatcher:
                 raise PathError(f"segment {segment!r} holds more than one parameter")
             if not found:
                 pieces.append(re.escape(segment))
+                anonymous.append(re.escape(segment))
                 continue
             name = found[0].group(1)
             if name in names:
@@ -101,7 +108,8 @@ class PathMatcher:
             names.add(name)
             start, end = found[0].span()
             pieces.append(f"{re.escape(segment[:start])}(?P<{name}>[^/]+){re.escape(segment[end:])}")
-        return cls("template", text, re.compile("/".join(pieces)), text[:text.index("{")])
+            anonymous.append(f"{re.escape(segment[:start])}[^/]+{re.escape(segment[end:])}")
+        return cls("template", text, re.compile("/".join(pieces)), text[:text.index("{")], "/".join(anonymous))
 
     def match(self, path: str) -> dict[str, str] | None:
         """The path parameters when ``path`` matches (``{}`` without any), else None."""

@@ -32,7 +32,8 @@ from typing import Any
 
 from .criteria import PatternError
 from .errors import ControlError
-from .live import RULE_CRITERIA, LiveRequest, RuleCriteria, RuleIndex
+from .live import LiveRequest
+from .ruleindex import RULE_CRITERIA, RuleCriteria, RuleIndex
 from .rulespec import SpecReader
 from .stubanswers import Answer, Rendered, parse_answer
 from .templates import Context
@@ -214,7 +215,7 @@ class StubSet:
         """The stub of ``place`` answering this request, with its path parameters."""
         index = self._before if place == "before" else self._behind
         sent = live.sent
-        candidates = index.candidates(sent.method, sent.path)
+        candidates = index.candidates(sent, live.budget)
         if not candidates:
             return None
         found = await live.first(candidates, self._in_state)
