@@ -61,7 +61,7 @@ MATCHER_KINDS = ("equals", "contains", "matches", "present", "absent")
 PATTERN_FIELDS = ("method", "path", "url", "headers", "query", "json", "json_equals", "form", "body_contains",
                   "status", "answered_by")
 #: the criteria only a journal entry can meet (a live request is not answered yet)
-ANSWER_FIELDS = ("status", "answered_by")
+ENTRY_ONLY_CRITERIA = ("status", "answered_by")
 ANSWERERS = ("fault", "stub", "model")
 #: header, query and form criteria of one pattern, together
 MAX_MATCHERS = 100
@@ -154,9 +154,12 @@ class Matcher:
     def check(self, values: list[str], budget: Budget, shown: Callable[[str], str] | None = None) -> bool:
         """Whether one of ``values`` (all of them: absent) does; ``shown``: the values are
         credentials, which ``contains`` and ``matches`` read as shown (redacted)."""
-        if self.kind == "absent":
+        kind = self.kind
+        if kind == "equals":  # the common case (a query value, a key): no call per value
+            return self.value in values
+        if kind == "absent":
             return not values
-        if self.kind == "present":
+        if kind == "present":
             return bool(values)
         return any(self._one(value if shown is None or self.kind == "equals" else shown(value), budget)
                    for value in values)

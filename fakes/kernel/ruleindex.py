@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
-from .criteria import ANSWER_FIELDS, PATTERN_FIELDS, Budget, PatternError, RequestPattern, Sent
+from .criteria import ENTRY_ONLY_CRITERIA, PATTERN_FIELDS, Budget, PatternError, RequestPattern, Sent
 from .http import check_json_value
 from .pathmatch import PathMatcher
 from .saferegex import MAX_SUBJECT
@@ -38,7 +38,7 @@ _LEADING_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
 
 
 #: the criteria of a rule (every one optional)
-RULE_CRITERIA = tuple(name for name in PATTERN_FIELDS if name not in ANSWER_FIELDS)
+RULE_CRITERIA = tuple(name for name in PATTERN_FIELDS if name not in ENTRY_ONLY_CRITERIA)
 
 
 @dataclass(frozen=True)
