@@ -117,6 +117,7 @@ _FIELDS = {"method", "path", "request", "status", "headers", "body", "latency_ms
 DEFAULT_MAX_LATENCY_MS = 60_000.0
 STATUS_RANGE = (200, 599)          # 1xx are not final answers; a fault must answer
 MAX_TIMES = 2**31 - 1
+MAX_FIRED = 2**63 - 1
 MAX_PATH = 2_000
 _METHOD = re.compile(r"\*|[A-Z]{1,20}")
 FRAMING_HEADERS = frozenset({"content-length", "transfer-encoding"})  # the fake frames the answer itself
@@ -256,7 +257,7 @@ class FaultSet:
         if found is None:
             return None
         rule = found[0]
-        rule.fired += 1
+        rule.fired = min(rule.fired + 1, MAX_FIRED)  # a count an export can always import again
         if rule.times is not None:
             rule.times -= 1
             if rule.times == 0:
@@ -287,7 +288,7 @@ class FaultSet:
                 raise ControlError(400, f"{where} must be a fault object with an id", code="invalid_state",
                                    field=where)
             fired = raw.get("fired", 0)
-            if isinstance(fired, bool) or not isinstance(fired, int) or not 0 <= fired <= 2**63 - 1:
+            if isinstance(fired, bool) or not isinstance(fired, int) or not 0 <= fired <= MAX_FIRED:
                 raise ControlError(400, f"{where}.fired must be a whole number >= 0", code="invalid_state",
                                    field=f"{where}.fired")
             try:

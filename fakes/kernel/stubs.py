@@ -47,6 +47,8 @@ MAX_ANSWERS = 100
 MAX_NAME = 200
 #: stubs one fake (or world) holds at most
 MAX_STUBS = 10_000
+#: the largest fired or served count (it stays there: an imported state with it still exports)
+MAX_COUNT = 2**62
 STUB_FIELDS = frozenset({"request", "response", "responses", "cycle", "place", "priority", "times", "scenario",
                          "requires_state", "new_state", "templates", "name"})
 #: what an exported stub carries besides what was posted
@@ -146,8 +148,8 @@ def parse_stub(rule_id: str, spec: Any, *, max_latency_ms: float, number: int, l
         cycle=read.switch("cycle", False), scenario=scenario, requires_state=requires_state, new_state=new_state,
         rank=(priority, -number))
     if loading:
-        rule.fired = read.integer("fired", 0, 2**62, 0) or 0
-        rule.served = read.integer("served", 0, 2**62, 0) or 0
+        rule.fired = read.integer("fired", 0, MAX_COUNT, 0) or 0
+        rule.served = read.integer("served", 0, MAX_COUNT, 0) or 0
     return rule
 
 
@@ -231,8 +233,8 @@ class StubSet:
         """The answer ``rule`` gives this request, and its latency; counts it."""
         answer = rule.next_answer()
         rendered = answer.render(Context(live.sent, params, now_ms))
-        rule.fired += 1
-        rule.served += 1
+        rule.fired = min(rule.fired + 1, MAX_COUNT)
+        rule.served = min(rule.served + 1, MAX_COUNT)
         if rule.new_state is not None and rule.scenario is not None:
             self.scenarios[rule.scenario] = rule.new_state
         if rule.times is not None:

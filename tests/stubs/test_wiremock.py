@@ -4,6 +4,7 @@ own layout), each translated or refused with its reason; then the stubs answer a
 from __future__ import annotations
 
 import base64
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -195,7 +196,7 @@ def test_which_service_gets_a_folder(tmp_path: Path) -> None:
             ([f"nosuch={tmp_path}"], both, "unknown service 'nosuch'"),
             ([f"video={tmp_path}"], ["relay"], "video is not served"),
             ([str(tmp_path / "relay")], both, "name one (SERVICE=")):
-        with pytest.raises(MappingsFolderError, match=message.replace("(", r"\(")):
+        with pytest.raises(MappingsFolderError, match=re.escape(message)):
             mapping_folders(items, served, both)
-    with pytest.raises(MappingsFolderError, match="holds no .json mapping files"):
+    with pytest.raises(MappingsFolderError, match=re.escape("holds no .json mapping files")):
         read_folder(tmp_path / "relay")
