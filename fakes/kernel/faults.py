@@ -11,7 +11,6 @@ stays listed, ``spent``, with its ``fired`` count, until it is removed or the fa
 from __future__ import annotations
 
 import asyncio
-import itertools
 import math
 import os
 import random
@@ -24,7 +23,7 @@ from .criteria import PatternError
 from .errors import ControlError
 from .http import check_json_value
 from .live import LiveRequest
-from .ruleindex import RuleCriteria, RuleIndex
+from .ruleindex import RuleCriteria, RuleIndex, RuleList
 from .rulespec import SpecReader
 
 
@@ -206,17 +205,16 @@ def parse_rule(rule_id: str, spec: dict[str, Any], *, max_latency_ms: float = DE
     return rule
 
 
-class FaultSet:
+class FaultSet(RuleList[FaultRule]):
     """The fake's active fault rules, first match wins, with a seeded RNG for probabilities."""
 
     def __init__(self, seed: int, *, max_latency_ms: float | None = None) -> None:
-        self.rules: list[FaultRule] = []  # listed (spent ones too), in the order added
+        super().__init__()
         #: whether a request may meet one (a rule that is not spent): the app's one check per request
         self.armed = False
         self._index: RuleIndex[FaultRule] = RuleIndex(())
         self.seed = seed
         self._rng: random.Random | None = None  # made on first use: its 2.5 KB state is per world
-        self._ids = itertools.count(1)
         self.max_latency_ms = max_latency_from_env() if max_latency_ms is None else max_latency_ms
 
     @property
@@ -227,18 +225,8 @@ class FaultSet:
         return self._rng
 
     def add(self, spec: dict[str, Any]) -> FaultRule:
-        number = self._peek_next_id()
-        rule = parse_rule(f"f{number}", spec, max_latency_ms=self.max_latency_ms, rank=number)
-        next(self._ids)  # an id is used only by a rule that was accepted
-        self.rules.append(rule)
-        self._reindex()
-        return rule
-
-    def remove(self, rule_id: str) -> bool:
-        before = len(self.rules)
-        self.rules = [r for r in self.rules if r.id != rule_id]
-        self._reindex()
-        return len(self.rules) != before
+        number = self.next_id
+        return self._added(parse_rule(f"f{number}", spec, max_latency_ms=self.max_latency_ms, rank=number))
 
     def clear(self) -> None:
         self.rules = []
@@ -271,7 +259,7 @@ class FaultSet:
         version, internal, gauss = (self._rng or random.Random(self.seed)).getstate()  # kept unmade
         return {"rules": [r.to_dict() for r in self.rules],
                 "rng": [version, list(internal), gauss],
-                "next_id": self._peek_next_id()}
+                "next_id": self.next_id}
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore :meth:`to_state`; every rule is validated as if it were posted (ControlError names
@@ -319,10 +307,6 @@ class FaultSet:
         if isinstance(next_id, bool) or not isinstance(next_id, int) or not 1 <= next_id <= 2**62:
             raise ControlError(400, "faults.next_id must be a whole number >= 1", code="invalid_state",
                                field="faults.next_id")
-        self.rules, self._rng, self._ids = rules, rng, itertools.count(next_id)
+        self.rules, self._rng, self.next_id = rules, rng, next_id
         self._reindex()
 
-    def _peek_next_id(self) -> int:
-        value = next(self._ids)
-        self._ids = itertools.count(value)
-        return value

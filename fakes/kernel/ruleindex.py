@@ -80,7 +80,10 @@ class RuleCriteria:
 
 
 class Ruled(Protocol):
-    """A rule the index holds: its criteria and its place (lower first)."""
+    """A rule the index holds: its id, its criteria and its place (lower first)."""
+
+    @property
+    def id(self) -> str: ...
 
     @property
     def criteria(self) -> RuleCriteria: ...
@@ -94,6 +97,30 @@ R = TypeVar("R", bound=Ruled)
 
 def _by_rank(rule: Ruled) -> tuple[int, ...]:
     return rule.rank
+
+
+class RuleList(Generic[R]):
+    """Rules listed in the order added (spent ones too), numbered (``next_id``: the number the next
+    accepted rule gets; a refused one uses none), and indexed again whenever they change."""
+
+    def __init__(self) -> None:
+        self.rules: list[R] = []
+        self.next_id = 1
+
+    def _added(self, rule: R) -> R:
+        self.next_id += 1
+        self.rules.append(rule)
+        self._reindex()
+        return rule
+
+    def remove(self, rule_id: str) -> bool:
+        before = len(self.rules)
+        self.rules = [rule for rule in self.rules if rule.id != rule_id]
+        self._reindex()
+        return len(self.rules) != before
+
+    def _reindex(self) -> None:
+        raise NotImplementedError
 
 
 class RuleIndex(Generic[R]):

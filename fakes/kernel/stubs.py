@@ -25,7 +25,6 @@ All of it is per fake and per world, reset by ``POST /_fake/reset``, kept in exp
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,7 @@ from typing import Any
 from .criteria import PatternError
 from .errors import ControlError
 from .live import LiveRequest
-from .ruleindex import RULE_CRITERIA, RuleCriteria, RuleIndex
+from .ruleindex import RULE_CRITERIA, RuleCriteria, RuleIndex, RuleList
 from .rulespec import SpecReader
 from .stubanswers import Answer, Rendered, parse_answer
 from .templates import Context
@@ -153,11 +152,11 @@ def parse_stub(rule_id: str, spec: Any, *, max_latency_ms: float, number: int, l
     return rule
 
 
-class StubSet:
+class StubSet(RuleList[StubRule]):
     """The stubs of one fake (or world), their scenarios' states, and the index of each place."""
 
     def __init__(self, *, max_latency_ms: float) -> None:
-        self.rules: list[StubRule] = []  # listed (spent ones too), in the order added
+        super().__init__()
         self.scenarios: dict[str, str] = {}  # a scenario named by no state here is in STARTED
         self.max_latency_ms = max_latency_ms
         #: whether a request may meet a stub before the model / behind it (the app's checks)
@@ -165,7 +164,6 @@ class StubSet:
         self.behind = False
         self._before: RuleIndex[StubRule] = RuleIndex(())
         self._behind: RuleIndex[StubRule] = RuleIndex(())
-        self._ids = itertools.count(1)
 
     def __call__(self) -> list[dict[str, Any]]:
         """Every stub as listed (``fake.stubs()``; spent ones too)."""
@@ -176,21 +174,11 @@ class StubSet:
         if len(self.rules) >= MAX_STUBS:
             raise ControlError(409, f"this fake holds {MAX_STUBS} stubs already; remove some first",
                                code="too_many_stubs")
-        number = self._peek_next_id()
-        rule = parse_stub(f"s{number}", spec, max_latency_ms=self.max_latency_ms, number=number)
-        next(self._ids)  # an id is used only by a stub that was accepted
-        self.rules.append(rule)
-        self._reindex()
-        return rule
+        number = self.next_id
+        return self._added(parse_stub(f"s{number}", spec, max_latency_ms=self.max_latency_ms, number=number))
 
     def get(self, stub_id: str) -> StubRule | None:
         return next((rule for rule in self.rules if rule.id == stub_id), None)
-
-    def remove(self, stub_id: str) -> bool:
-        before = len(self.rules)
-        self.rules = [rule for rule in self.rules if rule.id != stub_id]
-        self._reindex()
-        return len(self.rules) != before
 
     def clear(self) -> None:
         self.rules = []
@@ -246,7 +234,7 @@ class StubSet:
     # -- state ----------------------------------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
         return {"rules": [rule.to_dict() for rule in self.rules], "scenarios": dict(self.scenarios),
-                "next_id": self._peek_next_id()}
+                "next_id": self.next_id}
 
     def load_state(self, state: Any) -> None:
         """Restore :meth:`to_state`: every stub validated as if posted (the field named
@@ -281,13 +269,9 @@ class StubSet:
         next_id = state.get("next_id", len(rules) + 1)
         if isinstance(next_id, bool) or not isinstance(next_id, int) or not 1 <= next_id <= 2**62:
             raise _state_error("stubs.next_id", "must be a whole number >= 1")
-        self.rules, self.scenarios, self._ids = rules, dict(scenarios), itertools.count(next_id)
+        self.rules, self.scenarios, self.next_id = rules, dict(scenarios), next_id
         self._reindex()
 
-    def _peek_next_id(self) -> int:
-        value = next(self._ids)
-        self._ids = itertools.count(value)
-        return value
 
 
 def _state_error(field_name: str, message: str) -> ControlError:
