@@ -226,12 +226,16 @@ class FakeApp:
         if fault is not None:
             live.answered_by = fault.tag
             await self._apply_fault(fault, scope, receive, send, live)
-            return
-        found = await fake.stubs.pick(live, "before") if fake.stubs.armed else None
+        else:
+            await self._stubbed_or_routed(live, scope, receive, send)
+
+    async def _stubbed_or_routed(self, live: LiveRequest, scope: Scope, receive: Receive, send: Send) -> None:
+        """The stub before the model, else the model (and, where it has no route, a stub behind it)."""
+        found = await self.fake.stubs.pick(live, "before") if self.fake.stubs.armed else None
         if found is not None:
             await self._answer_stub(*found, live, scope, receive, send)
-            return
-        await self._route(scope, receive, send, live)
+        else:
+            await self._route(scope, receive, send, live)
 
     async def _answer_stub(self, rule: StubRule, params: dict[str, str], live: LiveRequest, scope: Scope,
                            receive: Receive, send: Send) -> None:
@@ -282,12 +286,10 @@ class FakeApp:
                         "headers": [(b"content-length", b"1024")]})
             raise DroppedConnection(f"fault {fault.id} dropped the connection")
         if fault.status is None:  # latency only: then the stubs and the model, as without it
-            if live is not None and self.fake.stubs.armed:
-                found = await self.fake.stubs.pick(live, "before")
-                if found is not None:
-                    await self._answer_stub(*found, live, scope, receive, send)
-                    return
-            await self._route(scope, receive, send, live)
+            if live is None:
+                await self._route(scope, receive, send)
+            else:
+                await self._stubbed_or_routed(live, scope, receive, send)
             return
         body = fault.body
         headers = dict(fault.headers)
