@@ -31,6 +31,7 @@ from typing import Any
 
 from .criteria import PatternError
 from .errors import ControlError
+from .http import check_json_value
 from .live import LiveRequest
 from .ruleindex import RULE_CRITERIA, RuleCriteria, RuleIndex, RuleList
 from .rulespec import SpecReader
@@ -186,6 +187,11 @@ class StubSet(RuleList[StubRule]):
         self._reindex()
 
     def set_scenario(self, name: str, state: str) -> None:
+        """Move scenario ``name`` to ``state`` (texts of 1 to MAX_NAME characters)."""
+        for field_name, text in (("name", name), ("state", state)):
+            if not isinstance(text, str) or not 0 < len(text) <= MAX_NAME or check_json_value(text) is not None:
+                raise ControlError(400, f"a scenario's {field_name} is a text of 1 to {MAX_NAME} characters",
+                                   code="invalid_stub", field=field_name)
         self.scenarios[name] = state
 
     def scenario_states(self) -> dict[str, str]:
