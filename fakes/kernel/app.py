@@ -7,7 +7,7 @@ test passes here, so the common case (no faults registered, no prefix) does as l
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from time import perf_counter
 from typing import Any, Protocol
 
@@ -25,6 +25,8 @@ from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, FaultSet, fau
 from .gateway import HOST_ROUTED
 from .http import dumps, json_response
 from .limits import TIMED_OUT_KEY, limited_receive
+from .live import LiveRequest
+from .stubs import StubRule, StubSet
 from .token import control_allowed, control_unauthorized
 from .verdicts import VERDICTS_KEY, ClientRule, Verdicts
 from .worlds import Worlds, names_world
@@ -66,6 +68,9 @@ class ServedFake(requestlog.LoggedFake, Protocol):
 
     @property
     def faults(self) -> FaultSet: ...
+
+    @property
+    def stubs(self) -> StubSet: ...
 
     @property
     def verdict_log(self) -> Verdicts: ...
@@ -190,14 +195,17 @@ class FakeApp:
         at_ms = fake.clock.now_ms()
         log = requestlog.active  # --log-requests (None: off)
         started = perf_counter() if log is not None else 0.0
+        live = None  # the request as fault and stub rules read it, when there is a rule
+        if fake.faults.armed or fake.stubs.armed:
+            live = LiveRequest(scope, path, receive, fake.max_body_bytes)
+            receive = live.receive  # hands on what the rules read of the body, then the rest
         # records the status, and the headers and bodies the journal keeps (fakes/kernel/exchange.py)
         exchange = fake.journal.exchange(scope, limited_receive(receive, scope, fake.max_body_bytes), send)
         try:
-            fault = fake.faults.pick(method, path) if fake.faults.rules else None
-            if fault is not None:
-                await self._apply_fault(fault, scope, exchange.receive, exchange.send)
-            else:
+            if live is None:
                 await self._route(scope, exchange.receive, exchange.send)
+            else:
+                await self._ruled(live, scope, exchange.receive, exchange.send)
         except ClientDisconnect:
             # gone before its body ended: 408 if the body timeout cut it (it got that), else 499
             exchange.status = scope.get(TIMED_OUT_KEY, (0,))[0] or 499
@@ -210,19 +218,56 @@ class FakeApp:
             # the client rules this request broke, as "<rule id>: <detail>" (verdicts keep the counts)
             warnings = tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged)
             status = exchange.status
-            seq = fake.journal.add(method, path, query, status, at_ms, warnings, exchange)
+            seq = fake.journal.add(method, path, query, status, at_ms, warnings, exchange,
+                                   None if live is None else live.answered_by)
             if log is not None:
                 log(fake, method, path, query, status, started)
             for rule, detail in flagged:
                 fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": query,
                                                        "status": status, "epoch_ms": at_ms, "seq": seq})
 
-    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _ruled(self, live: LiveRequest, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request when fault or stub rules are set: the first fault that matches, else the
+        stub before the model, else the model, else (no route) the stub behind it."""
+        fake = self.fake
+        fault = await fake.faults.pick(live) if fake.faults.armed else None
+        if fault is not None:
+            live.answered_by = fault.tag
+            await self._apply_fault(fault, scope, receive, send, live)
+        else:
+            await self._stubbed_or_routed(live, scope, receive, send)
+
+    async def _stubbed_or_routed(self, live: LiveRequest, scope: Scope, receive: Receive, send: Send) -> None:
+        """The stub before the model, else the model (and, where it has no route, a stub behind it)."""
+        found = await self.fake.stubs.pick(live, "before") if self.fake.stubs.armed else None
+        if found is not None:
+            await self._answer_stub(*found, live, scope, receive, send)
+        else:
+            await self._route(scope, receive, send, live)
+
+    async def _answer_stub(self, rule: StubRule, params: dict[str, str], live: LiveRequest, scope: Scope,
+                           receive: Receive, send: Send) -> None:
+        fake = self.fake
+        (status, headers, raw), latency_ms = fake.stubs.answer(rule, params, live, fake.clock.now_ms())
+        live.answered_by = rule.tag
+        if latency_ms and not await fault_delay(latency_ms / 1000):
+            await self._render_service_error(scope, receive, send, shutting_down())
+            return
+        while live.buffered:  # what the rules read of the body: the journal keeps it
+            await receive()
+        await send_rule_answer(send, status, headers, raw)
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send, live: LiveRequest | None = None) -> None:
         try:
             await self.service_router(scope, receive, send)
         except ServiceError as err:
             await self._render_service_error(scope, receive, send, err)
         except HTTPException as exc:
+            if live is not None and self.fake.stubs.behind:  # no route here: a stub behind the model may answer
+                found = await self.fake.stubs.pick(live, "behind")
+                if found is not None:
+                    await self._answer_stub(*found, live, scope, receive, send)
+                    return
             refusal = (ServiceError(405, f"method {scope['method']} is not allowed here", code="method_not_allowed",
                                     headers=dict(exc.headers or {}))
                        if exc.status_code == 405 else
@@ -238,18 +283,21 @@ class FakeApp:
     async def _render_service_error(self, scope: Scope, receive: Receive, send: Send, err: ServiceError) -> None:
         await json_response(self.fake.error_body(err), err.status, err.headers)(scope, receive, send)
 
-    async def _apply_fault(self, fault: FaultRule, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _apply_fault(self, fault: FaultRule, scope: Scope, receive: Receive, send: Send,
+                           live: LiveRequest | None = None) -> None:
         if fault.latency_ms and not await fault_delay(fault.latency_ms / 1000):  # others go on meanwhile
-            await self._render_service_error(scope, receive, send, ServiceError(
-                503, "the fake is shutting down", code="shutting_down", headers={"Connection": "close"}))
+            await self._render_service_error(scope, receive, send, shutting_down())
             return
         if fault.drop:
             # Promise a body that never comes, then fail: the server cuts the connection.
             await send({"type": "http.response.start", "status": 200,
                         "headers": [(b"content-length", b"1024")]})
             raise DroppedConnection(f"fault {fault.id} dropped the connection")
-        if fault.status is None:
-            await self._route(scope, receive, send)
+        if fault.status is None:  # latency only: then the stubs and the model, as without it
+            if live is None:
+                await self._route(scope, receive, send)
+            else:
+                await self._stubbed_or_routed(live, scope, receive, send)
             return
         body = fault.body
         headers = {name.lower(): value for name, value in fault.headers.items()}  # "Content-Type" is content-type
@@ -261,19 +309,30 @@ class FakeApp:
         else:
             headers.setdefault("content-type", "application/json")
             raw = dumps(body)
-        if fault.status in BODILESS_STATUSES:
-            raw = b""  # HTTP forbids a body here; sending one would make the server drop the connection
-        await send({"type": "http.response.start", "status": fault.status,
-                    "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()
-                                if k.lower() not in FRAMING_HEADERS]  # framed by the fake: a wrong length hangs
-                    + [(b"content-length", str(len(raw)).encode()), FAULT_SANDBOX]})
-        await send({"type": "http.response.body", "body": raw})
+        await send_rule_answer(send, fault.status, headers.items(), raw)
+
+
+async def send_rule_answer(send: Send, status: int, headers: Iterable[tuple[str, str]], raw: bytes) -> None:
+    """Send the answer of a fault or stub rule: the one place such answers are framed and
+    sandboxed (their body is a client's text on the fake's origin)."""
+    if status in BODILESS_STATUSES:
+        raw = b""  # HTTP forbids a body here; sending one would make the server drop the connection
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers
+                            if k.lower() not in FRAMING_HEADERS]  # framed by the fake: a wrong length hangs
+                + [(b"content-length", str(len(raw)).encode()), FAULT_SANDBOX]})
+    await send({"type": "http.response.body", "body": raw})
 
 
 BODILESS_STATUSES = frozenset({204, 304})
-#: a fault's body is the client's text on the fake's origin: a browser shows it without running
-#: anything (a sandbox with no origin of its own, nothing loaded); a rule's own policy adds to it
+#: a fault's or stub's body is the client's text on the fake's origin: a browser shows it without
+#: running anything (a sandbox with no origin of its own, nothing loaded); a rule's own policy adds to it
 FAULT_SANDBOX = (b"content-security-policy", b"sandbox; default-src 'none'")
+
+
+def shutting_down() -> ServiceError:
+    """What a request waiting in a rule's latency gets when the server stops."""
+    return ServiceError(503, "the fake is shutting down", code="shutting_down", headers={"Connection": "close"})
 HEAD_REQUEST = "fakes.head"
 
 

@@ -177,6 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also save what changed to the --save-state DIR every SECONDS while serving, so that "
                             "a killed process (SIGKILL, out of memory) loses at most that much (default 0: on stop "
                             "only; docs/fleet.md)")
+    serve.add_argument("--wiremock-mappings", action="append", default=_list_env("FAKES_WIREMOCK_MAPPINGS"),
+                       metavar="[SVC=]DIR",
+                       help="load WireMock's JSON stub mappings in DIR as stubs (repeatable): SVC=DIR for one "
+                            "service; a bare DIR for the one service served, or DIR/<service>/ for each; a mapping "
+                            "that cannot be translated is named with why (docs/testing.md, WireMock)")
     serve.add_argument("--log-level", type=_log_level, metavar="LEVEL", default=_env("FAKES_LOG_LEVEL", "warning"),
                        help="critical | error (also a fake's own failure behind a 500) | warning (default: also "
                             "uvicorn's warnings, such as an invalid HTTP request) | info (as warning) | debug (also "

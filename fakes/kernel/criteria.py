@@ -8,7 +8,9 @@ read it; ``pattern.failures(sent, redactor, budget)`` is empty when the request 
 The criteria, all optional, all of which must hold:
 
 * ``method``: ``POST`` (any case; ``*`` or none: any);
-* ``path``: exact, or a glob such as ``/rest/*`` (below the fake's base, as the journal keeps it);
+* ``path``: exact, a glob such as ``/rest/*``, a template such as ``/users/{id}``, or
+  ``{"matches": regex}`` (below the fake's base, as the journal keeps it; :mod:`fakes.kernel.pathmatch`);
+* ``url``: the path with ``?query`` when there is one, as a matcher (``{"matches": regex}``, a string);
 * ``headers``, ``query``, ``form``: name -> matcher, where a matcher is a string (equal to it) or
   one of ``{"equals": s}``, ``{"contains": s}``, ``{"matches": regex}`` (the whole value),
   ``{"present": true}``, ``{"absent": true}``; header names are case-insensitive; a query or form
@@ -16,8 +18,12 @@ The criteria, all optional, all of which must hold:
 * ``json``: a JSON fragment the request body must contain: an object matches when each of its keys
   is there with a matching value (other keys may be there too), an array when each of its items
   matches some item of the body's array, anything else when equal (``1`` is not ``true``);
+* ``json_equals``: the JSON the request body must be, whole (objects: the same keys; arrays: the
+  same items in the same order);
 * ``body_contains``: text the request body contains;
-* ``status``: the answer's status, ``201`` or a class such as ``"4xx"``.
+* ``status``: the answer's status, ``201`` or a class such as ``"4xx"``;
+* ``answered_by``: what answered (journal entries only): ``"fault"``, ``"stub"``, ``"model"``, or
+  ``{"kind": "stub", "id": "s1"}``.
 
 **Credentials.** A value the journal shows redacted (fakes/kernel/redaction.py) is matched whole
 or not at all: a string or ``equals`` compares the value as sent, ``present`` and ``absent`` see it,
@@ -37,7 +43,6 @@ for each criterion, entry and JSON value looked at) against a ``Budget``; past i
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -48,13 +53,17 @@ import orjson
 
 from .budget import STEP_CALL, Budget
 from .exchange import REQUEST_BODY, REQUEST_HEADERS, REQUEST_LENGTH, header_pairs
-from .fragments import json_mismatch, short
-from .journal import GLOB_CHARACTERS
+from .fragments import json_equal, json_mismatch, short
+from .pathmatch import PathError, PathMatcher
 from .redaction import REDACTED, Redactor
 from .saferegex import UnsafeRegex, compile_costed, fullmatch_bounded, match_cost
 
 MATCHER_KINDS = ("equals", "contains", "matches", "present", "absent")
-PATTERN_FIELDS = ("method", "path", "headers", "query", "json", "form", "body_contains", "status")
+PATTERN_FIELDS = ("method", "path", "url", "headers", "query", "json", "json_equals", "form", "body_contains",
+                  "status", "answered_by")
+#: the criteria only a journal entry can meet (a live request is not answered yet)
+ENTRY_ONLY_CRITERIA = ("status", "answered_by")
+ANSWERERS = ("fault", "stub", "model")
 #: header, query and form criteria of one pattern, together
 MAX_MATCHERS = 100
 #: values (objects, arrays, strings, numbers ...) of a json fragment
@@ -63,6 +72,8 @@ MAX_FRAGMENT_VALUES = 10_000
 MAX_CRITERION_TEXT = 65_536
 _UNSET: Any = object()
 _NOT_JSON: Any = object()
+#: what :meth:`Sent.json` gives for a body that is not JSON
+NOT_JSON = _NOT_JSON
 _STATUS_CLASS = re.compile(r"[1-5]xx\Z")
 
 
@@ -109,9 +120,12 @@ class Matcher:
     def check(self, values: list[str], budget: Budget, shown: Callable[[str], str] | None = None) -> bool:
         """Whether one of ``values`` (all of them: absent) does; ``shown``: the values are
         credentials, which ``contains`` and ``matches`` read as shown (redacted)."""
-        if self.kind == "absent":
+        kind = self.kind
+        if kind == "equals":  # the common case (a query value, a key): no call per value
+            return self.value in values
+        if kind == "absent":
             return not values
-        if self.kind == "present":
+        if kind == "present":
             return bool(values)
         return any(self._one(value if shown is None or self.kind == "equals" else shown(value), budget)
                    for value in values)
@@ -146,13 +160,15 @@ class Sent:
     answered yet) and, when they were kept, its headers and body. Each is decoded once, when a
     criterion first needs it."""
 
-    __slots__ = ("_form", "_headers", "_json", "_params", "_shown", "_text", "body", "length", "method", "path",
-                 "query", "raw_headers", "status", "unavailable")
+    __slots__ = ("_form", "_headers", "_json", "_params", "_shown", "_text", "answered_by", "body", "length",
+                 "method", "path", "query", "raw_headers", "status", "unavailable")
 
     def __init__(self, method: str, path: str, query: str = "", status: int | None = None, *,
                  headers: Iterable[tuple[bytes, bytes]] | bytes = (), body: bytes = b"", length: int | None = None,
-                 unavailable: str = "") -> None:
+                 unavailable: str = "", answered_by: tuple[str, ...] | None = None) -> None:
         self.method, self.path, self.query, self.status = method, path, query, status
+        #: (kind, id, ...) of the fault or stub that answered (None: the model)
+        self.answered_by = answered_by
         #: the headers as a settled block (journal) or (name, value) pairs, names in lower case
         self.raw_headers = headers
         self.body = body
@@ -167,12 +183,13 @@ class Sent:
         self._json: Any = _UNSET
 
     @classmethod
-    def of_kept(cls, method: str, path: str, query: str, status: int | None, exchange: Any, missing: str) -> Sent:
+    def of_kept(cls, method: str, path: str, query: str, status: int | None, exchange: Any, missing: str,
+                answered_by: tuple[str, ...] | None = None) -> Sent:
         """A journal entry: ``exchange`` its kept tuple, else ``missing`` says why there is none."""
         if isinstance(exchange, tuple):
             return cls(method, path, query, status, headers=exchange[REQUEST_HEADERS], body=exchange[REQUEST_BODY],
-                       length=exchange[REQUEST_LENGTH])
-        return cls(method, path, query, status, unavailable=missing)
+                       length=exchange[REQUEST_LENGTH], answered_by=answered_by)
+        return cls(method, path, query, status, unavailable=missing, answered_by=answered_by)
 
     def header(self, name: str) -> str | None:
         """The header ``name`` (lower case) as sent, repeated ones joined by ", "."""
@@ -232,31 +249,32 @@ class RequestPattern:
     """What a request must look like to match (every criterion optional; see the module)."""
 
     method: str | None = None
-    path: str | None = None
+    path: PathMatcher | None = None
     headers: Mapping[str, Matcher] = field(default_factory=dict)
     query: Mapping[str, Matcher] = field(default_factory=dict)
     json: Any = _UNSET
     form: Mapping[str, Matcher] = field(default_factory=dict)
     body_contains: str | None = None
     status: int | str | None = None
+    url: Matcher | None = None
+    json_equals: Any = _UNSET
+    answered_by: tuple[str, str | None] | None = None
 
     @classmethod
-    def build(cls, method: str | None = None, path: str | None = None, *, headers: Mapping[str, Any] | None = None,
+    def build(cls, method: str | None = None, path: Any = None, *, headers: Mapping[str, Any] | None = None,
               query: Mapping[str, Any] | None = None, json: Any = _UNSET, form: Mapping[str, Any] | None = None,
-              body_contains: str | None = None, status: int | str | None = None) -> RequestPattern:
+              body_contains: str | None = None, status: int | str | None = None, url: Any = None,
+              json_equals: Any = _UNSET, answered_by: Any = None) -> RequestPattern:
         """A pattern from Python values (the same as the JSON of ``POST /_fake/journal/find``)."""
         if method is not None and not isinstance(method, str):
             raise PatternError("method", "must be a string such as POST (or *)")
-        if path is not None and not isinstance(path, str):
-            raise PatternError("path", "must be a string: a path or a glob such as /rest/*")
         if body_contains is not None and not isinstance(body_contains, str):
             raise PatternError("body_contains", "must be a string")
-        if path is not None:
-            _text(path, "path")
         if body_contains is not None:
             _text(body_contains, "body_contains")
-        if json is not _UNSET:
-            _check_fragment(json)
+        for name, fragment in (("json", json), ("json_equals", json_equals)):
+            if fragment is not _UNSET:
+                _check_fragment(fragment, name)
         wanted = None if method is None or method.strip() in ("", "*") else method.strip().upper()
         matchers = {where: _matchers(specs, where) for where, specs in (("headers", headers), ("query", query),
                                                                          ("form", form))}
@@ -264,10 +282,12 @@ class RequestPattern:
             raise PatternError("headers" if len(matchers["headers"]) > MAX_MATCHERS else
                                "query" if len(matchers["query"]) > len(matchers["form"]) else "form",
                                f"a pattern holds at most {MAX_MATCHERS} header, query and form criteria together")
-        return cls(method=wanted, path=path or None,
+        return cls(method=wanted, path=_path(path),
                    headers={name.lower(): spec for name, spec in matchers["headers"].items()},
                    query=matchers["query"], json=json, form=matchers["form"],
-                   body_contains=body_contains, status=_status(status))
+                   body_contains=body_contains, status=_status(status),
+                   url=None if url is None else Matcher.parse(url, "url"), json_equals=json_equals,
+                   answered_by=_answerer(answered_by))
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> RequestPattern:
@@ -275,12 +295,16 @@ class RequestPattern:
         if unknown:
             raise PatternError(unknown[0][:200], f"is not a criterion; known: {', '.join(PATTERN_FIELDS)}")
         for name in PATTERN_FIELDS:
-            if name != "json" and name in body and body[name] is None:  # leave it out to match anything
+            if name not in ("json", "json_equals") and name in body and body[name] is None:  # leave it out: any
                 raise PatternError(name, "must not be null")
         return cls.build(**{name: body[name] for name in PATTERN_FIELDS if name in body})
 
     def needs_details(self) -> bool:
-        return bool(self.headers or self.form or self.body_contains is not None or self.json is not _UNSET)
+        return bool(self.headers or self.needs_body())
+
+    def needs_body(self) -> bool:
+        return bool(self.form or self.body_contains is not None or self.json is not _UNSET
+                    or self.json_equals is not _UNSET)
 
     def matches(self, sent: Sent, redactor: Redactor | None = None, budget: Budget | None = None) -> bool:
         """Whether ``sent`` meets every criterion."""
@@ -294,9 +318,19 @@ class RequestPattern:
         budget.spend(2 * STEP_CALL)
         if self.method is not None and sent.method != self.method:
             found.append(Failure("method", f"expected {self.method}, got {sent.method}"))
-        if self.path is not None and (not found or not first_only) and not path_matches(sent.path, self.path):
+        if self.path is not None and (not found or not first_only) and not self.path.matches(sent.path):
             budget.spend(len(sent.path))
-            found.append(Failure("path", f"expected {_cut(self.path)}, got {_cut(sent.path)}"))
+            found.append(Failure("path", f"expected {_cut(self.path.describe())}, got {_cut(sent.path)}"))
+        if self.url is not None and (not found or not first_only):
+            url = f"{sent.path}?{sent.query}" if sent.query else sent.path
+            shown = _url_shown(redactor, sent) if redactor is not None and sent.query else None
+            if not self.url.check([url], budget, shown):
+                got = url if shown is None else shown(url)
+                found.append(Failure("url", f"expected {self.url.describe()}, got {_cut(got)!r}"))
+        if self.answered_by is not None and (not found or not first_only) and \
+                not _answered(sent.answered_by, self.answered_by):
+            got = "the model" if sent.answered_by is None else " ".join(sent.answered_by[:2])
+            found.append(Failure("answered_by", f"expected {' '.join(p for p in self.answered_by if p)}, got {got}"))
         if self.status is not None and (not found or not first_only) and \
                 (sent.status is None or not _status_matches(sent.status, self.status)):
             found.append(Failure("status", f"expected {self.status}, got {sent.status}"))
@@ -323,7 +357,7 @@ class RequestPattern:
                 found.append(Failure(f"headers.{name}", f"expected {matcher.describe()}, got {got}"))
                 if first_only:
                     return found
-        if self.form or self.body_contains is not None or self.json is not _UNSET:
+        if self.needs_body():
             found += self._body_failures(sent, redactor, budget)
         return found
 
@@ -340,17 +374,21 @@ class RequestPattern:
             found.append(Failure("body_contains", f"the body does not contain {_cut(self.body_contains)!r}"))
         if self.form:
             found += _check_fields("form", self.form, sent.form(text, budget), redactor, budget, False)
-        if self.json is not _UNSET:
+        for name, expected in (("json", self.json), ("json_equals", self.json_equals)):
+            if expected is _UNSET:
+                continue
             if not text:
-                found.append(Failure("json", "the request has no body"))
-            else:
-                actual = sent.json(text, budget)
-                if actual is _NOT_JSON:
-                    found.append(Failure("json", "the request body is not JSON"))
-                else:
-                    problem = json_mismatch(self.json, actual, "$", redactor, budget=budget)
-                    if problem is not None:
-                        found.append(Failure("json", problem))
+                found.append(Failure(name, "the request has no body"))
+                continue
+            actual = sent.json(text, budget)
+            if actual is _NOT_JSON:
+                found.append(Failure(name, "the request body is not JSON"))
+                continue
+            budget.spend(STEP_CALL)
+            problem = (json_mismatch(expected, actual, "$", redactor, budget=budget) if name == "json" else
+                       None if json_equal(expected, actual) else "the body is not this JSON (compared whole)")
+            if problem is not None:
+                found.append(Failure(name, problem))
         return found
 
     def _body_contains(self, sent: Sent, text: str, redactor: Redactor | None, budget: Budget) -> bool:
@@ -366,22 +404,55 @@ class RequestPattern:
 
     def describe(self) -> str:
         """``POST /rest/*, headers {...}, json {...}`` for reports."""
-        parts = [" ".join(p for p in (self.method or "any method", self.path or "any path"))]
+        parts = [" ".join(p for p in (self.method or "any method",
+                                      self.path.describe() if self.path is not None else "any path"))]
+        if self.url is not None:
+            parts.append(f"url {self.url.describe()}")
         for name in ("headers", "query", "form"):
             matchers: Mapping[str, Matcher] = getattr(self, name)
             if matchers:
                 parts.append(f"{name} " + ", ".join(f"{key}={m.describe()}" for key, m in matchers.items()))
         if self.json is not _UNSET:
             parts.append("json " + short(self.json, 500))
+        if self.json_equals is not _UNSET:
+            parts.append("json equal to " + short(self.json_equals, 500))
         if self.body_contains is not None:
             parts.append(f"body containing {_cut(self.body_contains)!r}")
         if self.status is not None:
             parts.append(f"status {self.status}")
+        if self.answered_by is not None:
+            parts.append("answered by " + " ".join(p for p in self.answered_by if p))
         return ", ".join(parts)
 
 
-def path_matches(path: str, wanted: str) -> bool:
-    return path == wanted or (any(ch in wanted for ch in GLOB_CHARACTERS) and fnmatch.fnmatchcase(path, wanted))
+def _path(spec: Any) -> PathMatcher | None:
+    if spec is None or spec == "":
+        return None
+    try:
+        return PathMatcher.parse(spec)
+    except PathError as exc:
+        raise PatternError("path", str(exc)) from None
+
+
+def _answerer(spec: Any) -> tuple[str, str | None] | None:
+    """``answered_by`` as (kind, id or None): ``"fault"``, ``"stub"``, ``"model"``, ``{"kind", "id"}``."""
+    if spec is None:
+        return None
+    if isinstance(spec, str) and spec in ANSWERERS:
+        return (spec, None)
+    if isinstance(spec, Mapping) and set(spec) <= {"kind", "id"} and spec.get("kind") in ANSWERERS[:2]:
+        rule_id = spec.get("id")
+        if rule_id is None or (isinstance(rule_id, str) and 0 < len(rule_id) <= 100):
+            return (spec["kind"], rule_id)
+    raise PatternError("answered_by", "must be \"fault\", \"stub\", \"model\" or {\"kind\": \"fault\" or \"stub\", "
+                                      "\"id\": \"f1\"}")
+
+
+def _answered(actual: tuple[str, ...] | None, wanted: tuple[str, str | None]) -> bool:
+    kind, rule_id = wanted
+    if actual is None:
+        return kind == "model"
+    return actual[0] == kind and (rule_id is None or actual[1] == rule_id)
 
 
 def _parse_cost(text: str) -> int:
@@ -404,6 +475,11 @@ def _header_shown(redactor: Redactor | None, name: str) -> Callable[[str], str]:
     return lambda value: redactor.header(name, value)
 
 
+def _url_shown(redactor: Redactor, sent: Sent) -> Callable[[str], str]:
+    """The url as the journal shows it: ``contains`` and ``matches`` cannot spell out a key in the query."""
+    return lambda value: f"{sent.path}?{redactor.query(sent.query)}"
+
+
 def _hidden(value: str) -> str:
     return REDACTED
 
@@ -418,7 +494,7 @@ def _matchers(specs: Mapping[str, Any] | None, where: str) -> dict[str, Matcher]
     return {_text(str(name), where): Matcher.parse(spec, f"{where}.{name}") for name, spec in specs.items()}
 
 
-def _check_fragment(fragment: Any) -> None:
+def _check_fragment(fragment: Any, name: str = "json") -> None:
     """A json fragment within :data:`MAX_FRAGMENT_VALUES` values and :data:`MAX_CRITERION_TEXT` characters."""
     count, text = 0, 0
     stack = [fragment]
@@ -426,7 +502,7 @@ def _check_fragment(fragment: Any) -> None:
         value = stack.pop()
         count += 1
         if count > MAX_FRAGMENT_VALUES:
-            raise PatternError("json", f"a fragment holds at most {MAX_FRAGMENT_VALUES} values (objects, arrays, "
+            raise PatternError(name, f"a fragment holds at most {MAX_FRAGMENT_VALUES} values (objects, arrays, "
                                        "strings, numbers ...); match on fewer, or count the entries instead")
         if isinstance(value, Mapping):
             text += sum(len(str(key)) for key in value)
@@ -436,7 +512,7 @@ def _check_fragment(fragment: Any) -> None:
         elif isinstance(value, str):
             text += len(value)
         if text > MAX_CRITERION_TEXT:
-            raise PatternError("json", f"a fragment holds at most {MAX_CRITERION_TEXT} characters of text")
+            raise PatternError(name, f"a fragment holds at most {MAX_CRITERION_TEXT} characters of text")
 
 
 def _status(status: Any) -> int | str | None:

@@ -38,6 +38,8 @@ from .redaction import redactor
 from .routing import ServiceRouter
 from .settings import FakeSettings
 from .statecheck import StateError, check_integer, echo
+from .stubcontrol import STUB_ROUTES
+from .stubs import StubRule, StubSet, stub_spec
 from .transport import AsyncFakeTransport, SyncFakeTransport
 from .verdicts import SILENCE_ENV, ClientRule, Verdicts, silenced_ids, split_patterns
 from .worlds import DEFAULT_MAX_WORLDS, Worlds, world_control_routes, world_openapi_paths
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 
 STATE_FORMAT = 1
 #: what a state holds (GET /_fake/state); any other top-level key is refused, not ignored
-STATE_KEYS = ("service", "format", "seed", "settings", "clock", "faults", "epoch", "model")
+STATE_KEYS = ("service", "format", "seed", "settings", "clock", "faults", "stubs", "epoch", "model")
 
 
 class Model(Protocol):
@@ -153,6 +155,7 @@ class Fake:
                                                   DEFAULT_MAX_CONTROL_BODY_BYTES)
         self.max_state_bytes = resolve_cap(max_state_bytes, "max_state_bytes", DEFAULT_MAX_STATE_BYTES)
         self.faults = self.new_faults()
+        self.stubs = self.new_stubs()
         # 0 in a fresh fake, a new number after every reset: a model puts it into what clients keep
         # (tokens, keys) so that a reset never re-issues one, while two fresh fakes stay identical
         self.epoch = 0
@@ -263,7 +266,7 @@ class Fake:
     def _control_router(self) -> Router:
         # the kernel's routes are shared by every fake and world; the worlds' and the service's own
         # are this fake's
-        return Router(routes=[*control_routes(), *world_control_routes(self), *DASHBOARD_ROUTES,
+        return Router(routes=[*control_routes(), *STUB_ROUTES, *world_control_routes(self), *DASHBOARD_ROUTES,
                               *_under_control_prefix(self.control_routes())])
 
     def openapi(self) -> dict[str, Any]:
@@ -299,6 +302,7 @@ class Fake:
         self.epoch = self._epoch_high
         self.model = self.create_model()
         self.faults = self.new_faults()
+        self.stubs = self.new_stubs()
         self.journal.clear()
 
     def advance(self, seconds: float) -> int:
@@ -376,6 +380,44 @@ class Fake:
     def new_faults(self) -> FaultSet:
         return FaultSet(self.seed, max_latency_ms=self.max_fault_latency_ms)
 
+    # stubs: fakes/kernel/stubs.py, docs/testing.md ("Stubs")
+    def stub(self, method: str | None = None, path: Any = None, *, response: dict[str, Any] | None = None,
+             responses: list[dict[str, Any]] | None = None, **options: Any) -> StubRule:
+        """Add a stub: ``method``, ``path`` and criteria keywords (``query``, ``headers``, ``json`` ...)
+        say which requests it answers, ``response`` (or ``responses``) what with; options ``place``,
+        ``priority``, ``times``, ``cycle``, ``scenario``, ``requires_state``, ``new_state``,
+        ``templates``, ``name``. Returns the stub (its ``fired`` counts its answers)."""
+        return self.add_stub(stub_spec(method, path, response, responses, options))
+
+    def add_stub(self, spec: dict[str, Any]) -> StubRule:
+        """Add a stub given as the JSON of ``POST /_fake/stubs``."""
+        return self.stubs.add(spec)
+
+    def remove_stub(self, stub_id: str) -> bool:
+        return self.stubs.remove(stub_id)
+
+    def clear_stubs(self) -> None:
+        self.stubs.clear()
+
+    def set_scenario(self, name: str, state: str) -> None:
+        """Move a stub scenario to ``state`` (every scenario starts in ``Started``)."""
+        self.stubs.set_scenario(name, state)
+
+    def import_wiremock(self, document: Any, *, place: str = "before", source: str = "request") -> dict[str, Any]:
+        """Add WireMock mappings (``{"mappings": [...]}`` or one mapping) as stubs: ``{"imported": [...],
+        "refused": [{"source", "reason"}]}`` (fakes/kernel/wiremock.py)."""
+        from .wiremock import import_into, mappings_in
+        from .wiremock_templates import Untranslatable
+
+        try:
+            found = mappings_in(document, source)
+        except Untranslatable as exc:
+            raise ControlError(400, str(exc), code="invalid_mappings") from None
+        return import_into(self.stubs, found, place=place).to_dict()
+
+    def new_stubs(self) -> StubSet:
+        return StubSet(max_latency_ms=self.faults.max_latency_ms)
+
     def export_state(self) -> dict[str, Any]:
         return {
             "service": self.name,
@@ -384,6 +426,7 @@ class Fake:
             "settings": self.settings.to_dict(),
             "clock": self.clock.to_state(),
             "faults": self.faults.to_state(),
+            "stubs": self.stubs.to_state(),
             "epoch": self.epoch,
             "model": self.model.to_state(),
         }
@@ -414,8 +457,9 @@ class Fake:
             raise StateError("seed", f"differs from this fake's seed {self.seed}")
         # HTTP bodies are checked at the door; Python callers here. Integers past 64 bits only in fault
         # bodies (answered as sent); the model's must fit what every JSON encoder writes
-        problem = (check_json_value({k: v for k, v in state.items() if k != "faults"})
-                   or check_json_value(state.get("faults"), "faults", integers=False))
+        problem = (check_json_value({k: v for k, v in state.items() if k not in ("faults", "stubs")})
+                   or check_json_value(state.get("faults"), "faults", integers=False)
+                   or check_json_value(state.get("stubs"), "stubs", integers=False))
         if problem is not None:
             raise StateError(problem.partition(":")[0], problem.partition(": ")[2])
         self._check_settings(state)
@@ -433,6 +477,8 @@ class Fake:
             model.load_state(state["model"])
             faults = self.new_faults()
             faults.load_state(state.get("faults", {}))
+            stubs = self.new_stubs()
+            stubs.load_state(state.get("stubs", {}))
             dumps(model.to_state())  # what was loaded can be exported again
         except ControlError:
             self.epoch = previous_epoch
@@ -444,6 +490,7 @@ class Fake:
         self._epoch_high = max(self._epoch_high, epoch)
         self.clock.load_state(clock_state)
         self.faults = faults
+        self.stubs = stubs
         self.model = model
 
     def _check_settings(self, state: dict[str, Any]) -> None:

@@ -1,25 +1,30 @@
 """Fault rules: answer a matching request with a chosen status/body, add latency, or drop it.
 
-A rule matches on method and path (exact, or a glob such as ``/rest/*``), fires for the next
-``times`` matches (unlimited when None) and, with ``probability`` < 1, only when the fake's
-seeded RNG says so - so a faulty run is repeatable with the same seed.
+A rule matches on method and path (exact, a glob such as ``/rest/*``, a template such as
+``/items/{id}``) and on the further criteria of its ``request`` (query, headers, form, json,
+json_equals, body_contains, url: the journal's, :mod:`fakes.kernel.live`), fires for the next
+``times`` matches (unlimited when None) and, with ``probability`` < 1, only when the fake's seeded
+RNG says so - so a faulty run is repeatable with the same seed. A rule whose ``times`` ran out
+stays listed, ``spent``, with its ``fired`` count, until it is removed or the fake reset.
 """
 
 from __future__ import annotations
 
 import asyncio
-import fnmatch
-import itertools
 import math
 import os
 import random
 import re
 import weakref
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
+from .criteria import PatternError
 from .errors import ControlError
-from .http import check_json_value, finite_number, text_problem
+from .http import check_json_value
+from .live import LiveRequest
+from .ruleindex import RuleCriteria, RuleIndex, RuleList
+from .rulespec import SpecReader
 
 
 class DroppedConnection(Exception):
@@ -76,29 +81,44 @@ class FaultRule:
     probability: float = 1.0
     drop: bool = False
     fired: int = 0
+    #: criteria beyond method and path (query, headers, json ...), as given
+    request: dict[str, Any] = field(default_factory=dict)
+    criteria: RuleCriteria = field(default=RuleCriteria(None, None, None, {}), compare=False, repr=False)
+    rank: tuple[int, ...] = (0,)
+
+    @property
+    def spent(self) -> bool:
+        """Its ``times`` ran out: listed, never matched again."""
+        return self.times == 0
+
+    @property
+    def tag(self) -> tuple[str, str, str]:
+        """What the journal says of a request it answered (``answered_by``)."""
+        return ("fault", self.id, "drop" if self.drop else "status" if self.status is not None else "latency")
 
     def matches(self, method: str, path: str) -> bool:
-        if self.method != "*" and self.method != method:
-            return False
-        if self.path == path:
-            return True
-        return any(ch in self.path for ch in "*?[") and fnmatch.fnmatchcase(path, self.path)
+        """Whether its method and path (only) allow this request."""
+        criteria = self.criteria
+        return ((criteria.method is None or criteria.method == method)
+                and (criteria.path is None or criteria.path.matches(path)))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"id": self.id, "method": self.method, "path": self.path, "request": dict(self.request),
+                "status": self.status, "headers": dict(self.headers), "body": self.body,
+                "latency_ms": self.latency_ms, "times": self.times, "probability": self.probability,
+                "drop": self.drop, "fired": self.fired, "spent": self.spent}
 
 
-_FIELDS = {"method", "path", "status", "headers", "body", "latency_ms", "times", "probability", "drop"}
+_FIELDS = {"method", "path", "request", "status", "headers", "body", "latency_ms", "times", "probability", "drop"}
 
 #: The default cap of a fault's latency: a longer one would outlive any client's timeout and hold a
 #: stopping server; ``max_fault_latency_ms`` of the fake (or FAKES_MAX_FAULT_LATENCY_MS) changes it.
 DEFAULT_MAX_LATENCY_MS = 60_000.0
 STATUS_RANGE = (200, 599)          # 1xx are not final answers; a fault must answer
 MAX_TIMES = 2**31 - 1
+MAX_FIRED = 2**63 - 1
 MAX_PATH = 2_000
 _METHOD = re.compile(r"\*|[A-Z]{1,20}")
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")
-_HEADER_VALUE = re.compile(r"[\t\x20-\x7e\xa0-\xff]{0,4000}")  # printable Latin-1: no CR, LF, C0 or C1 controls
 FRAMING_HEADERS = frozenset({"content-length", "transfer-encoding"})  # the fake frames the answer itself
 
 
@@ -119,101 +139,82 @@ def _refuse(field_name: str, message: str) -> ControlError:
     return ControlError(400, f"fault {field_name}: {message}", code="invalid_fault", field=field_name)
 
 
-def _number(spec: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
-    value = spec.get(name, default)
-    if value is None:
-        value = default
-    number = finite_number(value)  # None for an integer too large for a float: never an OverflowError
-    if number is None:
-        raise _refuse(name, "must be a finite number")
-    if not low <= number <= high:
-        raise _refuse(name, f"must be from {low:g} to {high:g}")
-    return number
-
-
-def _integer(spec: dict[str, Any], name: str, low: int, high: int) -> int | None:
-    value = spec.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _refuse(name, "must be a whole number (or null)")
-    if not low <= value <= high:
-        raise _refuse(name, f"must be from {low} to {high}")
-    return value
-
-
-def _text(spec: dict[str, Any], name: str, default: str, limit: int) -> str:
-    value = spec.get(name, default)
-    if not isinstance(value, str) or not 1 <= len(value) <= limit or text_problem(value) is not None:
-        raise _refuse(name, f"must be a string of 1 to {limit} characters")
-    return value
-
-
-def _headers(spec: dict[str, Any]) -> dict[str, str]:
-    value = spec.get("headers")
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _refuse("headers", "must be an object of header names to string values")
-    headers: dict[str, str] = {}
-    for name, text in value.items():
-        if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
-            raise _refuse("headers", f"{name!r} is not a header name (letters, digits, -, no spaces)")
-        if not isinstance(text, str) or not _HEADER_VALUE.fullmatch(text):
-            raise _refuse("headers", f"the value of {name} must be a string without CR, LF or control characters")
-        headers[name] = text
-    return headers
+def _criteria(method: str, path: str, spec: dict[str, Any]) -> tuple[dict[str, Any], RuleCriteria]:
+    """The ``request`` criteria of a fault, compiled with its method and path."""
+    request = spec.get("request")
+    if request is None:
+        request = {}
+    if not isinstance(request, dict):
+        raise _refuse("request", "must be an object of criteria (query, headers, form, json, json_equals, "
+                                 "body_contains, url)")
+    for name in ("method", "path"):
+        if name in request:
+            raise _refuse(f"request.{name}", f"give {name} at the top of the fault")
+    try:
+        RuleCriteria.parse(request)  # its own refusals name request.<criterion>
+    except PatternError as exc:
+        raise _refuse(f"request.{exc.field}" if exc.field else "request", exc.message) from None
+    try:
+        return request, RuleCriteria.parse({**({"method": method} if method != "*" else {}),
+                                            **({"path": path} if path != "*" else {}), **request})
+    except PatternError as exc:
+        raise _refuse(exc.field, exc.message) from None
 
 
 def parse_rule(rule_id: str, spec: dict[str, Any], *, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
-               fired: int = 0) -> FaultRule:
+               fired: int = 0, min_times: int = 1, rank: int = 0) -> FaultRule:
     """Validate a fault as sent to ``POST /_fake/faults`` (or passed to ``fake.add_fault``), field
-    by field: a refusal is a 400 naming the field, and an accepted rule can always be applied."""
+    by field: a refusal is a 400 naming the field, and an accepted rule can always be applied.
+    ``min_times`` 0: a spent rule of an imported state."""
     if not isinstance(spec, dict):
         raise ControlError(400, "a fault must be a JSON object", code="invalid_fault")
-    unknown = set(spec) - _FIELDS - {"id", "fired"}
+    unknown = set(spec) - _FIELDS - {"id", "fired", "spent"}
     if unknown:
         raise ControlError(400, f"unknown fault fields: {', '.join(sorted(str(u) for u in unknown))}",
                            code="invalid_fault", field=sorted(str(u) for u in unknown)[0])
-    method = _text(spec, "method", "*", 20).upper()
+    read = SpecReader(spec, _refuse)
+    method = read.text("method", "*", 20).upper()
     if not _METHOD.fullmatch(method):
         raise _refuse("method", "must be an HTTP method such as GET, or *")
-    drop = spec.get("drop", False)
-    if drop is None:
-        drop = False
-    if not isinstance(drop, bool):
-        raise _refuse("drop", "must be true or false")
+    drop = read.switch("drop", False)
     body = spec.get("body")
     # integers of any size are answered as sent (the document's "any JSON"; fakes.kernel.http.dumps)
     problem = check_json_value(body, "body", integers=False)
     if problem is not None:
         raise _refuse("body", problem)
+    path = read.text("path", "*", MAX_PATH)
+    request, criteria = _criteria(method, path, spec)
     rule = FaultRule(
         id=rule_id,
         method=method,
-        path=_text(spec, "path", "*", MAX_PATH),
-        status=_integer(spec, "status", *STATUS_RANGE),
-        headers=_headers(spec),
+        path=path,
+        status=read.integer("status", *STATUS_RANGE),
+        headers=read.headers(),
         body=body,
-        latency_ms=_number(spec, "latency_ms", 0.0, 0.0, max_latency_ms),
-        times=_integer(spec, "times", 1, MAX_TIMES),
-        probability=_number(spec, "probability", 1.0, 0.0, 1.0),
+        latency_ms=read.number("latency_ms", 0.0, 0.0, max_latency_ms),
+        times=read.integer("times", min_times, MAX_TIMES),
+        probability=read.number("probability", 1.0, 0.0, 1.0),
         drop=drop,
         fired=fired,
+        request=request,
+        criteria=criteria,
+        rank=(rank,),
     )
     if rule.status is None and not rule.drop and rule.latency_ms == 0:
         raise ControlError(400, "a fault needs a status, latency_ms or drop", code="invalid_fault", field="status")
     return rule
 
 
-class FaultSet:
+class FaultSet(RuleList[FaultRule]):
     """The fake's active fault rules, first match wins, with a seeded RNG for probabilities."""
 
     def __init__(self, seed: int, *, max_latency_ms: float | None = None) -> None:
-        self.rules: list[FaultRule] = []
+        super().__init__()
+        #: whether a request may meet one (a rule that is not spent): the app's one check per request
+        self.armed = False
+        self._index: RuleIndex[FaultRule] = RuleIndex(())
         self.seed = seed
         self._rng: random.Random | None = None  # made on first use: its 2.5 KB state is per world
-        self._ids = itertools.count(1)
         self.max_latency_ms = max_latency_from_env() if max_latency_ms is None else max_latency_ms
 
     @property
@@ -224,39 +225,41 @@ class FaultSet:
         return self._rng
 
     def add(self, spec: dict[str, Any]) -> FaultRule:
-        rule = parse_rule(f"f{self._peek_next_id()}", spec, max_latency_ms=self.max_latency_ms)
-        next(self._ids)  # an id is used only by a rule that was accepted
-        self.rules.append(rule)
-        return rule
-
-    def remove(self, rule_id: str) -> bool:
-        before = len(self.rules)
-        self.rules = [r for r in self.rules if r.id != rule_id]
-        return len(self.rules) != before
+        number = self.next_id
+        return self._added(parse_rule(f"f{number}", spec, max_latency_ms=self.max_latency_ms, rank=number))
 
     def clear(self) -> None:
         self.rules = []
+        self._reindex()
 
-    def pick(self, method: str, path: str) -> FaultRule | None:
-        """The rule that fires for this request, if any (consumes one of its ``times``)."""
-        for rule in self.rules:
-            if not rule.matches(method, path):
-                continue
-            if rule.probability < 1.0 and self.rng.random() >= rule.probability:
-                continue
-            rule.fired += 1
-            if rule.times is not None:
-                rule.times -= 1
-                if rule.times == 0:
-                    self.rules.remove(rule)
-            return rule
-        return None
+    def _reindex(self) -> None:
+        live = [rule for rule in self.rules if not rule.spent]
+        self._index = RuleIndex(live)
+        self.armed = bool(live)
+
+    async def pick(self, live: LiveRequest) -> FaultRule | None:
+        """The rule that fires for this request, if any (consumes one of its ``times``); the
+        first added of those that match."""
+        sent = live.sent
+        found = await live.first(self._index.candidates(sent, live.budget), self._drawn)
+        if found is None:
+            return None
+        rule = found[0]
+        rule.fired = min(rule.fired + 1, MAX_FIRED)  # a count an export can always import again
+        if rule.times is not None:
+            rule.times -= 1
+            if rule.times == 0:
+                self._reindex()  # spent: listed, never matched again
+        return rule
+
+    def _drawn(self, rule: FaultRule) -> bool:
+        return rule.probability >= 1.0 or self.rng.random() < rule.probability
 
     def to_state(self) -> dict[str, Any]:
         version, internal, gauss = (self._rng or random.Random(self.seed)).getstate()  # kept unmade
         return {"rules": [r.to_dict() for r in self.rules],
                 "rng": [version, list(internal), gauss],
-                "next_id": self._peek_next_id()}
+                "next_id": self.next_id}
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore :meth:`to_state`; every rule is validated as if it were posted (ControlError names
@@ -273,12 +276,13 @@ class FaultSet:
                 raise ControlError(400, f"{where} must be a fault object with an id", code="invalid_state",
                                    field=where)
             fired = raw.get("fired", 0)
-            if isinstance(fired, bool) or not isinstance(fired, int) or not 0 <= fired <= 2**63 - 1:
+            if isinstance(fired, bool) or not isinstance(fired, int) or not 0 <= fired <= MAX_FIRED:
                 raise ControlError(400, f"{where}.fired must be a whole number >= 0", code="invalid_state",
                                    field=f"{where}.fired")
             try:
-                rules.append(parse_rule(raw["id"], {k: v for k, v in raw.items() if k not in ("id", "fired")},
-                                        max_latency_ms=self.max_latency_ms, fired=fired))
+                rules.append(parse_rule(raw["id"], {k: v for k, v in raw.items() if k not in ("id", "fired", "spent")},
+                                        max_latency_ms=self.max_latency_ms, fired=fired, min_times=0,
+                                        rank=index))
             except ControlError as exc:
                 inner = exc.extra.get("field")
                 raise ControlError(400, f"{where}: {exc.message}", code="invalid_state",
@@ -303,9 +307,6 @@ class FaultSet:
         if isinstance(next_id, bool) or not isinstance(next_id, int) or not 1 <= next_id <= 2**62:
             raise ControlError(400, "faults.next_id must be a whole number >= 1", code="invalid_state",
                                field="faults.next_id")
-        self.rules, self._rng, self._ids = rules, rng, itertools.count(next_id)
+        self.rules, self._rng, self.next_id = rules, rng, next_id
+        self._reindex()
 
-    def _peek_next_id(self) -> int:
-        value = next(self._ids)
-        self._ids = itertools.count(value)
-        return value

@@ -69,6 +69,17 @@ def contains(expected: Any, actual: Any, budget: Budget, indexes: dict[int, _Arr
     return _equal(expected, actual)
 
 
+def json_equal(expected: Any, actual: Any) -> bool:
+    """Whether two JSON values are the same (``1`` is ``1.0``, not ``true``; arrays in order)."""
+    if isinstance(expected, Mapping):
+        return (isinstance(actual, Mapping) and len(actual) == len(expected)
+                and all(key in actual and json_equal(value, actual[key]) for key, value in expected.items()))
+    if isinstance(expected, (list, tuple)):
+        return (isinstance(actual, list) and len(actual) == len(expected)
+                and all(json_equal(a, b) for a, b in zip(expected, actual, strict=True)))
+    return _equal(expected, actual)
+
+
 def _equal(expected: Any, actual: Any) -> bool:
     return (isinstance(expected, bool) == isinstance(actual, bool) and not isinstance(actual, (Mapping, list))
             and expected == actual)

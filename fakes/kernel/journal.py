@@ -79,6 +79,8 @@ class Record(NamedTuple):
     epoch_ms: int
     warnings: tuple[str, ...]
     exchange: Kept | str | None  # None: none kept; DROPPED: dropped by the byte budget
+    #: (kind, id[, effect]) of the fault or stub rule that answered it (None: the model did)
+    answered_by: tuple[str, ...] | None = None
 
 
 #: requests whose body, if any, is not read before an answer the route gave without reading it
@@ -120,6 +122,8 @@ class Journal:
         self._warnings: list[tuple[str, ...]] = []
         self._exchange: list[Kept | str | None] = []
         self._shared: dict[tuple[str, str, str], tuple[str, str, str]] | None = None
+        #: seq -> (kind, id[, effect]) of the entries a fault or stub rule answered (most have none)
+        self._answered: dict[int, tuple[str, ...]] = {}
 
     @property
     def keeps_details(self) -> bool:
@@ -134,13 +138,17 @@ class Journal:
         return StatusOnly(receive, send)
 
     def add(self, method: str, path: str, query: str, status: int, epoch_ms: int,
-            warnings: tuple[str, ...] = _NO_WARNINGS, exchange: Exchange | StatusOnly | None = None) -> int:
-        """Record one request (with what :meth:`exchange` kept of it); its seq (1, 2, ...)."""
+            warnings: tuple[str, ...] = _NO_WARNINGS, exchange: Exchange | StatusOnly | None = None,
+            answered_by: tuple[str, ...] | None = None) -> int:
+        """Record one request (with what :meth:`exchange` kept of it, and the rule that answered
+        it if one did); its seq (1, 2, ...)."""
         self.total = seq = self.total + 1
         if len(path) > MAX_KEPT_TEXT:
             path = Cut.of(path)
         if len(query) > MAX_KEPT_TEXT:
             query = Cut.of(query)
+        if answered_by is not None:
+            self._answered[seq] = answered_by
         request = (method, path, query)
         table = self._shared
         if table is None:
@@ -173,6 +181,8 @@ class Journal:
         else:
             slot = index % self.size
             grown = cost - self._cost[slot]  # the entry it replaces falls off (0 if already dropped)
+            if self._answered:
+                self._answered.pop(self._seq[slot], None)
             self._request[slot] = shared
             self._seq[slot] = seq
             self._at[slot] = epoch_ms
@@ -256,6 +266,7 @@ class Journal:
         if self._shared is not None:
             self._empty()
             self._shared = {}  # still counted with the pool's journals
+        self._answered = {}
         POOL.freed(freed)
 
     def release(self) -> None:
@@ -279,10 +290,12 @@ class Journal:
 
     def records(self) -> Iterator[Record]:
         """The kept entries as stored, oldest first."""
+        answered = self._answered
         for slot in self._kept():
             method, path, query = self._request[slot]
-            yield Record(self._seq[slot], method, path, query, self._status[slot], self._at[slot],
-                         self._warnings[slot], self._exchange[slot])
+            seq = self._seq[slot]
+            yield Record(seq, method, path, query, self._status[slot], self._at[slot],
+                         self._warnings[slot], self._exchange[slot], answered.get(seq) if answered else None)
 
     def entry(self, record: Record, *, details: bool = True) -> dict[str, Any]:
         """A record as the journal shows it (a new dict): the time as ISO-8601 ``time`` beside its
@@ -299,6 +312,8 @@ class Journal:
             if type(text) is Cut:  # cut at MAX_KEPT_TEXT: how long it was
                 entry[f"{name}_length"] = text.length
                 entry[f"{name}_truncated"] = True
+        if record.answered_by is not None:
+            entry["answered_by"] = answerer(record.answered_by)
         if details and record.exchange is not None:
             if isinstance(record.exchange, tuple):
                 entry.update(describe(record.exchange, redactor))
@@ -331,6 +346,14 @@ class Journal:
 
     def warnings(self) -> list[str]:
         return [w for slot in self._kept() for w in self._warnings[slot]]
+
+
+def answerer(tag: tuple[str, ...]) -> dict[str, str]:
+    """``{"kind": "fault", "id": "f1", "effect": "status"}`` of a rule's tag (kind, id[, effect])."""
+    shown = {"kind": tag[0], "id": tag[1]}
+    if len(tag) > 2:
+        shown["effect"] = tag[2]
+    return shown
 
 
 def check_bytes(value: Any, name: str) -> int:

@@ -52,6 +52,9 @@ def _fault_in(max_latency_ms: float) -> dict[str, Any]:
             "probability": {"type": "number", "minimum": 0, "maximum": 1, "nullable": True,
                             "description": "drawn from the seeded RNG"},
             "drop": {"type": "boolean", "nullable": True, "description": "cut the connection instead of answering"},
+            "request": {**RULE_CRITERIA_SCHEMA, "nullable": True,
+                        "description": "criteria beyond method and path: query, headers, form, json, json_equals, "
+                                       "body_contains, url (the journal's find)"},
         },
         "additionalProperties": False,
         # a rule must do something: answer, wait or drop
@@ -62,10 +65,11 @@ def _fault_in(max_latency_ms: float) -> dict[str, Any]:
     }
 
 
-_FAULT = {"type": "object", "required": ["id", "method", "path", "status", "headers", "body", "latency_ms", "times",
-                                         "probability", "drop", "fired"],
+_FAULT = {"type": "object", "required": ["id", "method", "path", "request", "status", "headers", "body", "latency_ms",
+                                         "times", "probability", "drop", "fired", "spent"],
           "properties": {
               "id": {"type": "string"}, "method": {"type": "string"}, "path": {"type": "string"},
+              "request": {"type": "object"}, "spent": {"type": "boolean", "description": "times ran out"},
               "status": {"type": "integer", "nullable": True},
               "headers": {"type": "object", "additionalProperties": {"type": "string"}},
               "body": {"nullable": True}, "latency_ms": {"type": "number"},
@@ -122,6 +126,10 @@ def state_schema(service: str | None = None, seed: int | None = None) -> dict[st
             "faults": {"type": "object", "properties": {
                 "rules": {"type": "array", "items": {"type": "object"}},
                 "rng": {"type": "array", "description": "the seeded generator's state (Python's random)"},
+                "next_id": {"type": "integer", "minimum": 1, "maximum": 2**62}}},
+            "stubs": {"type": "object", "properties": {
+                "rules": {"type": "array", "items": {"type": "object"}},
+                "scenarios": {"type": "object", "additionalProperties": {"type": "string"}},
                 "next_id": {"type": "integer", "minimum": 1, "maximum": 2**62}}},
             "epoch": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
             "model": {"type": "object", "description": "the service's state (see its page)"},
@@ -207,6 +215,7 @@ def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS, servi
         "/_fake/faults/{fault_id}": {"delete": {
             **_op("Remove one fault rule", {"200": _json(obj), "404": _json(_ERROR)}),
             "parameters": [{"name": "fault_id", "in": "path", "required": True, "schema": {"type": "string"}}]}},
+        **stub_paths(max_fault_latency_ms),
         "/_fake/state": {
             "get": _op("Export the whole state as JSON", {"200": _json(state_schema(service, seed))}),
             "put": {**_op("Import a state exported by GET (validated whole; a refusal names the field)",
@@ -236,6 +245,24 @@ _MATCHER = {
     ],
 }
 _MATCHERS = {"type": "object", "additionalProperties": _MATCHER}
+_PATH_CRITERION = {
+    "description": "exact, a glob such as /rest/*, a template such as /users/{id} (below the fake's base), "
+                   "{\"equals\": path} or {\"matches\": regex}",
+    "oneOf": [{"type": "string", "maxLength": MAX_PATH},
+              {"type": "object", "additionalProperties": False, "minProperties": 1, "maxProperties": 1, "properties": {
+                  "equals": {"type": "string", "minLength": 1, "maxLength": MAX_PATH},
+                  "matches": {"type": "string", "minLength": 1, "maxLength": 500}}}],
+}
+#: the criteria of a fault's request (a stub's, with method and path): the journal's find, less status
+RULE_CRITERIA_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": {
+    "url": {**_MATCHER, "description": "the path with ?query: a string (equal) or a matcher"},
+    "headers": {**_MATCHERS, "description": "header name (any case) -> matcher"},
+    "query": {**_MATCHERS, "description": "query parameter -> matcher (any of its values)"},
+    "form": {**_MATCHERS, "description": "form field of a url-encoded body -> matcher"},
+    "json": {"description": "a JSON fragment the body contains"},
+    "json_equals": {"description": "the JSON the body is, whole"},
+    "body_contains": {"type": "string"},
+}}
 _STATUS_PATTERN = {"oneOf": [{"type": "integer", "minimum": 100, "maximum": 599},
                              {"type": "string", "pattern": "^[1-5][xX][xX]$"}],
                    "description": "the answer's status, or a class such as 4xx"}
@@ -256,6 +283,10 @@ _ENTRY = {"type": "object", "required": ["seq", "method", "path", "query", "stat
               "query": {"type": "string"}, "status": {"type": "integer"}, "epoch_ms": {"type": "integer"},
               "time": {"type": "string"}, "warnings": {"type": "array", "items": {"type": "string"}},
               "request": _MESSAGE, "response": _MESSAGE,
+              "answered_by": {"type": "object", "required": ["kind", "id"], "description": "the fault or stub rule "
+                              "that answered (absent: the model)", "properties": {
+                                  "kind": {"type": "string", "enum": ["fault", "stub"]}, "id": {"type": "string"},
+                                  "effect": {"type": "string", "enum": ["status", "drop", "latency"]}}},
               "details_dropped": {"type": "boolean",
                                   "description": "headers and bodies dropped to keep the journal in --journal-bytes"},
               "path_truncated": {"type": "boolean", "description": "the path was cut at 8192 characters"},
@@ -264,7 +295,14 @@ _ENTRY = {"type": "object", "required": ["seq", "method", "path", "query", "stat
               "query_length": {"type": "integer", "description": "the length of a cut query"}}}
 _FIND = {"type": "object", "additionalProperties": False, "properties": {
     "method": {"type": "string", "description": "GET, POST ... (any case); * or absent: any"},
-    "path": {"type": "string", "description": "exact, or a glob such as /rest/* (below the fake's base)"},
+    "path": _PATH_CRITERION,
+    "url": {**_MATCHER, "description": "the path with ?query: a string (equal) or a matcher"},
+    "json_equals": {"description": "the JSON the body is, whole"},
+    "answered_by": {"oneOf": [{"type": "string", "enum": ["fault", "stub", "model"]},
+                              {"type": "object", "additionalProperties": False, "required": ["kind"], "properties": {
+                                  "kind": {"type": "string", "enum": ["fault", "stub"]},
+                                  "id": {"type": "string", "minLength": 1, "maxLength": 100, "nullable": True}}}],
+                    "description": "what answered: a fault, a stub (by id), or the model"},
     "headers": {**_MATCHERS, "description": "header name (any case) -> matcher"},
     "query": {**_MATCHERS, "description": "query parameter -> matcher (any of its values)"},
     "form": {**_MATCHERS, "description": "form field of a url-encoded body -> matcher"},
@@ -369,3 +407,97 @@ def required_bodies(document: dict[str, Any]) -> frozenset[tuple[str, str]]:
                     and (operation.get("requestBody") or {}).get("required")):
                 found.add(template_key(method, path))
     return frozenset(found)
+
+
+# -- stubs (fakes/kernel/stubs.py) ------------------------------------------------------------------
+_TEXT = {"type": "string", "minLength": 1, "maxLength": 200}
+
+
+def _answer_in(max_latency_ms: float) -> dict[str, Any]:
+    headers = _fault_in(max_latency_ms)["properties"]["headers"]
+    return {"type": "object", "additionalProperties": False, "not": {"required": ["json", "body"]},
+            "properties": {
+                "status": {"type": "integer", "minimum": STATUS_RANGE[0], "maximum": STATUS_RANGE[1], "nullable": True},
+                "headers": {**headers, "description": "values may hold templates ({{request.path.id}})"},
+                "json": {"description": "the JSON body; its strings may hold templates"},
+                "body": {"type": "string", "nullable": True, "description": "a text body; may hold templates"},
+                "latency_ms": {"type": "number", "minimum": 0, "maximum": max_latency_ms, "nullable": True}}}
+
+
+def _stub_in(max_latency_ms: float) -> dict[str, Any]:
+    answer = _answer_in(max_latency_ms)
+    request = {**RULE_CRITERIA_SCHEMA, "nullable": True, "properties": {
+        "method": {"type": "string", "description": "GET, POST ... (any case); * or absent: any"},
+        "path": _PATH_CRITERION, **RULE_CRITERIA_SCHEMA["properties"]}}
+    return {"type": "object", "additionalProperties": False, "not": {"required": ["response", "responses"]},
+            "properties": {
+                "request": request,
+                "response": {**answer, "nullable": True},
+                "responses": {"type": "array", "items": answer, "minItems": 1, "maxItems": 100,
+                              "description": "answers in turn (the last repeats, or all start over with cycle)"},
+                "cycle": {"type": "boolean", "nullable": True},
+                "place": {"type": "string", "enum": ["before", "behind"],
+                          "description": "before the model (an override) or behind it (only where it has no route)"},
+                "priority": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "nullable": True},
+                "times": {"type": "integer", "minimum": 1, "maximum": MAX_TIMES, "nullable": True},
+                "scenario": {**_TEXT, "nullable": True}, "requires_state": {**_TEXT, "nullable": True},
+                "new_state": {**_TEXT, "nullable": True},
+                "templates": {"type": "boolean", "nullable": True, "description": "false: texts answered as they are"},
+                "name": {**_TEXT, "nullable": True}}}
+
+
+_STUB = {"type": "object", "required": ["id", "place", "priority", "times", "fired", "spent", "served"], "properties": {
+    "id": {"type": "string"}, "request": {"type": "object"}, "response": {"type": "object"},
+    "responses": {"type": "array", "items": {"type": "object"}},
+    "place": {"type": "string", "enum": ["before", "behind"]}, "priority": {"type": "integer"},
+    "times": {"type": "integer", "nullable": True, "description": "matches left; null: unlimited"},
+    "fired": {"type": "integer"}, "spent": {"type": "boolean"},
+    "served": {"type": "integer", "description": "answers given: which of responses is next"}}}
+_STUB_ID = [{"name": "stub_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+_BEYOND_STUB = ("templates must compile, a regex must not be able to backtrack without bound, a path template "
+                "names each parameter once per segment, requires_state and new_state need a scenario, text must be "
+                "Unicode: no schema states these")
+
+
+def stub_paths(max_latency_ms: float = DEFAULT_MAX_LATENCY_MS) -> dict[str, Any]:
+    """The stubs' control operations (fakes/kernel/stubcontrol.py)."""
+    listing = {"type": "object", "required": ["stubs", "scenarios"], "properties": {
+        "stubs": {"type": "array", "items": _STUB},
+        "scenarios": {"type": "object", "additionalProperties": {"type": "string"},
+                      "description": "each scenario a stub names, with its state"}}}
+    imported = {"type": "object", "required": ["imported", "refused"], "properties": {
+        "imported": {"type": "array", "items": {"type": "object", "required": ["source", "notes", "stub"],
+                                                "properties": {"source": {"type": "string"}, "stub": _STUB,
+                                                               "notes": {"type": "array",
+                                                                         "items": {"type": "string"}}}}},
+        "refused": {"type": "array", "items": {"type": "object", "required": ["source", "reason"], "properties": {
+            "source": {"type": "string"}, "reason": {"type": "string"}}}}}}
+    return {
+        "/_fake/stubs": {
+            "get": _op("Stubs (spent ones too) and their scenarios' states", {"200": _json(listing)}),
+            "post": {**_op("Add a stub: which requests it answers, and what with (docs/testing.md, Stubs)",
+                           {"201": _json(_STUB), "400": _json(_ERROR, "a field that cannot be used (named in field)"),
+                            "409": _json(_ERROR, "10000 stubs already")}, _stub_in(max_latency_ms)),
+                     ACCEPTANCE_BEYOND_SCHEMA: _BEYOND_STUB},
+            "delete": _op("Remove every stub (and the scenarios' states)", {"200": _json({"type": "object"})}),
+        },
+        "/_fake/stubs/{stub_id}": {
+            "get": {**_op("One stub", {"200": _json(_STUB), "404": _json(_ERROR)}), "parameters": _STUB_ID},
+            "delete": {**_op("Remove one stub", {"200": _json({"type": "object"}), "404": _json(_ERROR)}),
+                       "parameters": _STUB_ID},
+        },
+        "/_fake/stubs/scenarios/{name}": {"put": {
+            **_op("Move a scenario to a state (every scenario starts in Started)",
+                  {"200": _json({"type": "object", "required": ["scenario", "state"]}), "400": _json(_ERROR)},
+                  {"type": "object", "required": ["state"], "additionalProperties": False,
+                   "properties": {"state": _TEXT}}),
+            "parameters": [{"name": "name", "in": "path", "required": True, "schema": _TEXT}],
+            ACCEPTANCE_BEYOND_SCHEMA: "text must be Unicode (no lone UTF-16 surrogates)"}},
+        "/_fake/stubs/import/wiremock": {"post": {
+            **_op("Import WireMock stub mappings as stubs; each one that cannot be translated is named with why",
+                  {"200": _json(imported), "400": _json(_ERROR, "not mappings")},
+                  {"oneOf": [{"type": "array"},
+                             {"type": "object", "properties": {"mappings": {"type": "array"}}}]}),
+            "parameters": [{"name": "place", "in": "query", "required": False,
+                            "schema": {"type": "string", "enum": ["before", "behind"]}}]}},
+    }

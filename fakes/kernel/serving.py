@@ -33,6 +33,8 @@ from .settings import SettingsError, env_prefix, unknown_variables
 from .statedir import check_writable, load_states, save_states
 from .tls import ServerCertificate, TLSError, given_certificate, local_certificate
 from .verdicts import check_owners, serve_summary
+from .wiremock import MappingsFolderError
+from .wiremockdirs import load_mappings, mapping_folders
 from .worlds import DEFAULT_MAX_WORLDS
 
 MAX_PORT = 65_535
@@ -113,7 +115,8 @@ KERNEL_VARIABLES = frozenset({
     "FAKES_MAX_STATE_BYTES", "FAKES_HEADER_TIMEOUT", "FAKES_BODY_TIMEOUT", "FAKES_JOURNAL_BODY_BYTES",
     "FAKES_JOURNAL_BYTES", "FAKES_JOURNAL_KEEP_SECRETS", "FAKES_ALLOWED_HOSTS", "FAKES_ALLOWED_ORIGINS",
     "FAKES_HTTPS", "FAKES_HTTPS_PORT", "FAKES_TLS_CERT", "FAKES_TLS_KEY", "FAKES_TLS_DIR", "FAKES_TLS_NAMES",
-    "FAKES_FORWARDED_ALLOW_IPS", "FAKES_MAX_HEADER_BYTES", "FAKES_JOURNAL_TOTAL_BYTES"})
+    "FAKES_FORWARDED_ALLOW_IPS", "FAKES_MAX_HEADER_BYTES", "FAKES_JOURNAL_TOTAL_BYTES",
+    "FAKES_WIREMOCK_MAPPINGS"})
 
 
 def _host_name(host: str) -> list[str]:
@@ -186,6 +189,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                "allowed_origins": args.allowed_origins})
     journalpool.set_total_bytes(args.journal_total_bytes)  # every journal of the process together
     loaded = load_states(fakes, args.state, registry.service_names()) if args.state else []
+    try:
+        mapped = load_mappings(fakes, mapping_folders(args.wiremock_mappings or [], names, registry.service_names()))
+    except MappingsFolderError as exc:
+        raise CliError(str(exc)) from None
     registry.LIVE_FAKES.update(fakes)  # one fake may stand behind another in process (relay upstreams)
 
     bindings: list[Listener] = []
@@ -217,6 +224,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.state:
         print(f"state loaded from {args.state}: {', '.join(loaded) or 'no state file of these services'}")
     for line in lines:
+        print(line)
+    for line in mapped:
         print(line)
     print(f"serving on: {stack_description()}")
     if args.save_state:

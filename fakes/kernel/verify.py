@@ -71,7 +71,7 @@ T = TypeVar("T")
 def sent(record: Record) -> Sent:
     """A journal entry as the criteria read it."""
     return Sent.of_kept(record.method, record.path, record.query, record.status, record.exchange,
-                        missing(record.exchange))
+                        missing(record.exchange), record.answered_by)
 
 
 def missing(exchange: Any) -> str:

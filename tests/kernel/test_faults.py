@@ -18,8 +18,9 @@ def test_fault_for_the_next_n_matching_requests(notes: NotesFake) -> None:
     first = client.get("/notes/n1")
     assert (first.status_code, first.headers["retry-after"], first.json()) == (503, "7", {"oops": True})
     assert client.get("/notes/n1").status_code == 503
-    assert client.get("/notes/n1").status_code == 200  # used up, removed
-    assert client.get("/_fake/faults").json() == {"faults": []}
+    assert client.get("/notes/n1").status_code == 200  # used up: listed, spent, with what it did
+    [spent] = client.get("/_fake/faults").json()["faults"]
+    assert (spent["id"], spent["times"], spent["fired"], spent["spent"]) == ("f1", 0, 2, True)
     assert [e["status"] for e in notes.journal_entries(path="/notes/n1")] == [503, 503, 200]
 
 

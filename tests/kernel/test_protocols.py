@@ -19,10 +19,12 @@ if TYPE_CHECKING:
     from fakes.kernel.control import ControlledFake
     from fakes.kernel.dashboard.routes import ShownFake
     from fakes.kernel.fake import Fake
+    from fakes.kernel.stubcontrol import StubbedFake
     from fakes.kernel.verdicts import RuledFake
 
     _controlled: ControlledFake = Fake()
     _shown: ShownFake = Fake()
+    _stubbed: StubbedFake = Fake()
     _ruled: type[RuledFake] = Fake
 
 

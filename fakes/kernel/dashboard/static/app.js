@@ -151,7 +151,7 @@
         el("td", { class: "mono nowrap", text: entry.time }),
         el("td", { class: "method", text: entry.method }),
         el("td", { class: "path" }, breakable(entry.query ? `${entry.path}?${entry.query}` : entry.path)),
-        el("td", { class: `status s${String(entry.status)[0]}`, text: entry.status }),
+        el("td", { class: `status s${String(entry.status)[0]}` }, String(entry.status), answeredBy(entry)),
         el("td", {}, (entry.warnings || []).map((warning) => el("div", { class: "mono", text: warning })))));
       if (open) rows.push(el("tr", { class: "details" }, el("td", { colspan: 6 }, entryDetails(entry))));
     }
@@ -166,6 +166,14 @@
   // A path wraps after its slashes, question mark and ampersands, never inside a word.
   function breakable(text) {
     return String(text).split(/(?<=[/?&])/).flatMap((part, index) => (index ? [el("wbr"), part] : [part]));
+  }
+
+  // a fault or stub rule that answered (the journal's answered_by), as a badge after the status
+  function answeredBy(entry) {
+    const by = entry.answered_by;
+    if (!by) return null;
+    return [" ", el("span", { class: "badge", title: `answered by ${by.kind} ${by.id}${by.effect ? ` (${by.effect})` : ""}`,
+      "data-answered-by": `${by.kind} ${by.id}`, text: `${by.kind} ${by.id}` })];
   }
 
   function toggleEntry(seq) {
@@ -288,9 +296,9 @@
     $("fault-rows").replaceChildren(...faults.map((fault) => el("tr", { "data-fault": fault.id },
       el("td", { class: "mono", text: fault.id }),
       el("td", { class: "method", text: fault.method }),
-      el("td", { class: "path" }, breakable(fault.path)),
+      el("td", { class: "path" }, breakable(fault.path), criteria(fault.request)),
       el("td", { text: describeFault(fault) }),
-      el("td", { text: fault.times === null ? "always" : fault.times }),
+      el("td", { text: left(fault) }),
       el("td", { class: "num", text: fault.fired }),
       el("td", { class: "act" }, el("button", { type: "button", class: "quiet", text: "remove",
         onclick: () => act(`_fake/faults/${encodeURIComponent(fault.id)}`, "DELETE", null, "fault-error") })))));
@@ -315,7 +323,85 @@
     if (body) {
       try { spec.body = JSON.parse(body); } catch (_) { spec.body = body; }
     }
+    const request = jsonField(data.get("request"), "only requests with");
+    if (request) spec.request = request;
     return spec;
+  }
+
+  const left = (rule) => (rule.spent ? "spent" : rule.times === null ? "always" : rule.times);
+
+  function criteria(request) {
+    const shown = Object.keys(request || {}).filter((key) => key !== "method" && key !== "path");
+    if (!shown.length) return null;
+    return el("div", { class: "muted", text: shown.map((key) => `${key} ${JSON.stringify(request[key])}`).join("; ") });
+  }
+
+  // a field that holds a JSON object (the criteria): refused here with a clear message, not sent
+  function jsonField(text, label) {
+    if (!text || !text.trim()) return null;
+    let value;
+    try { value = JSON.parse(text); } catch (_) { value = null; }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new Error(`${label}: a JSON object of criteria, such as {"query": {"page": "2"}}`);
+    }
+    return value;
+  }
+
+  // -- stubs ----------------------------------------------------------------------------------
+  async function loadStubs() {
+    const { stubs = [], scenarios = {} } = (await api("_fake/stubs")) || {};
+    if (!changed("stubs", [stubs, scenarios])) return;
+    $("stub-count").textContent = stubs.length ? String(stubs.length) : "";
+    show($("stubs-empty"), !stubs.length);
+    show($("stub-table"), stubs.length > 0);
+    $("stub-rows").replaceChildren(...stubs.map((stub) => {
+      const request = stub.request || {};
+      const answers = stub.responses || [stub.response || {}];
+      return el("tr", { "data-stub": stub.id },
+        el("td", { class: "mono", text: stub.id }),
+        el("td", { class: "path" }, `${request.method || "*"} `, breakable(pathText(request.path)), criteria(request)),
+        el("td", { text: answers.map((answer) => answer.status || 200).join(" then ")
+          + (stub.scenario ? ` (scenario ${stub.scenario})` : "") }),
+        el("td", { text: stub.place }),
+        el("td", { text: left(stub) }),
+        el("td", { class: "num", text: stub.fired }),
+        el("td", { class: "act" }, el("button", { type: "button", class: "quiet", text: "remove",
+          onclick: () => act(`_fake/stubs/${encodeURIComponent(stub.id)}`, "DELETE", null, "stub-error") })));
+    }));
+    const named = Object.entries(scenarios);
+    $("stub-scenarios").textContent = named.length
+      ? `Scenarios: ${named.map(([name, now]) => `${name} is ${now}`).join("; ")}` : "";
+    show($("stub-scenarios"), named.length > 0);
+  }
+
+  const pathText = (path) => (path === undefined ? "*" : typeof path === "string" ? path : JSON.stringify(path));
+
+  function stubSpec(form) {
+    const data = new FormData(form);
+    const request = jsonField(data.get("request"), "only requests with") || {};
+    if (data.get("method") && data.get("method") !== "*") request.method = data.get("method");
+    if (data.get("path")) request.path = data.get("path");
+    const response = {};
+    if (data.get("status")) response.status = parseInt(data.get("status"), 10);
+    const body = data.get("body");
+    if (body) {
+      try { response.json = JSON.parse(body); } catch (_) { response.body = body; }
+    }
+    const spec = { request, response, place: data.get("place") || "before" };
+    if (data.get("times")) spec.times = parseInt(data.get("times"), 10);
+    return spec;
+  }
+
+  function submitted(form, path, toSpec, note) {
+    let spec;
+    try {
+      spec = toSpec(form);
+    } catch (error) {
+      $(note).textContent = error.message;
+      show($(note), true);
+      return;
+    }
+    act(path, "POST", spec, note);
   }
 
   // -- worlds ---------------------------------------------------------------------------------
@@ -537,7 +623,7 @@
   }
 
   const FAST = [["clock", loadClock], ["journal", loadJournal], ["verdicts", loadVerdicts]];
-  const SLOW = [["panels", loadPanels], ["faults", loadFaults]];
+  const SLOW = [["panels", loadPanels], ["faults", loadFaults], ["stubs", loadStubs]];
 
   async function refresh(everything) {
     if (state.signedOut) return;
@@ -580,7 +666,12 @@
     $("world-open").addEventListener("submit", openWorld);
     $("fault-form").addEventListener("submit", (event) => {
       event.preventDefault();
-      act("_fake/faults", "POST", faultSpec(event.target), "fault-error");
+      submitted(event.target, "_fake/faults", faultSpec, "fault-error");
+    });
+    $("stubs-clear").addEventListener("click", () => act("_fake/stubs", "DELETE", null, "stub-error"));
+    $("stub-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      submitted(event.target, "_fake/stubs", stubSpec, "stub-error");
     });
     document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(true); });
   }
