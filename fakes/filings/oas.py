@@ -42,8 +42,8 @@ def b(*, nullable: bool = False) -> Schema:
 
 
 def obj(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
-    return {"type": "object", "properties": properties,
-            "required": list(properties) if required is None else required}
+    needed = list(properties) if required is None else required
+    return {"type": "object", "properties": properties, **({"required": needed} if needed else {})}
 
 
 def ref(name: str) -> Schema:

@@ -140,12 +140,6 @@ def document(settings: RelaySettings) -> dict[str, Any]:
             "200": json_response_spec(_obj({"platforms": {"type": "array", "items": _OBJ}})), "4XX": client_error}}},
         "/balance": {"get": {"summary": "The team's balance in micro-USD", "security": security,
                              "responses": {"200": json_response_spec(balance), "401": unauthorized}}},
-        "/tools/{provider}": {"get": {
-            "summary": "A provider's endpoints as plain text (append .md for Markdown)",
-            "parameters": [{"name": "provider", "in": "path", "required": True, "schema": _STR}],
-            "responses": {"200": {"description": "OK", "content": {"text/plain": {"schema": _STR},
-                                                                   "text/markdown": {"schema": _STR}}},
-                          "404": json_response_spec(error, "no such provider")}}},
         "/mcp/v2/": {
             "get": {"summary": "What the connector is (name, transport, tools)", "tags": ["mcp"],
                     "responses": {"200": json_response_spec(_obj({"name": _STR, "transport": _STR, "tools": {
@@ -168,6 +162,15 @@ def document(settings: RelaySettings) -> dict[str, Any]:
                               "401": unauthorized}}},
     }
     paths.update(accounts_openapi.paths(error, security))
+    # treg serves a provider's page and its tools (by id) at the same path: one path item, whose GET
+    # names the parameter as a provider's slug
+    paths["/tools/{tool_id}"]["get"] = {
+        "summary": "A provider's endpoints as plain text (append .md for Markdown)",
+        "parameters": [{"name": "tool_id", "in": "path", "required": True, "schema": _STR,
+                        "description": "here a provider's slug (PATCH and DELETE take a tool's id)"}],
+        "responses": {"200": {"description": "OK", "content": {"text/plain": {"schema": _STR},
+                                                               "text/markdown": {"schema": _STR}}},
+                      "404": json_response_spec(error, "no such provider")}}
     paths["/mcp/"] = paths["/mcp/v2/"]  # treg's own path; the seed's /mcp/v2/ too
     paths["/catalog/platforms/{slug}"] = {"get": {
         "summary": "One provider's entries, grouped by capability",
