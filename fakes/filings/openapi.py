@@ -128,7 +128,7 @@ def schemas() -> dict[str, Schema]:
         "filing_type_confidence": {"type": "number", "nullable": True},
         "filing_type_reasoning": _s(nullable=True), "language_confidence": {"type": "number", "nullable": True},
         "language_verified_at": _s("date-time", nullable=True), "fiscal_year": _i(nullable=True),
-        "fiscal_period": {**_s(enum=PERIODS), "nullable": True},
+        "fiscal_period": _s(nullable=True, enum=PERIODS),
         "period_ending_date": _s("date", nullable=True),
     }
     filing_required = [name for name in filing if name not in ("title", "release_datetime", "dissemination_datetime",
