@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG, json_response_spec
+from fakes.kernel.openapi import CONTROL_TAG, beyond_schema, json_response_spec
 
 from . import bodies
 from .accounts import openapi as accounts_openapi
@@ -217,9 +217,9 @@ def _control_paths() -> dict[str, Any]:
         return operation
 
     upstreams = op("Answer a provider with a canned table or another served fake", bodies.UPSTREAM, "201")
-    upstreams[ACCEPTANCE_BEYOND_SCHEMA] = ("canned header names must be HTTP tokens and integers in a canned body "
-                                           "must fit 64 bits (OpenAPI 3.0 has no propertyNames, and an untyped "
-                                           "body no bounds)")
+    upstreams.update(beyond_schema("canned header names must be HTTP tokens and integers in a canned body must "
+                                   "fit 64 bits (OpenAPI 3.0 has no propertyNames, and an untyped body no bounds)",
+                                   "responses.headers", "responses.body"))
     return {
         "/_fake/teams": {"post": op("Create a team with a token (balance defaults to $1.00)", bodies.TEAM, "201")},
         "/_fake/teams/{team_id}": {"get": op("A team: balance, holds, tools, secrets, ledger", None, extra=team_id)},
