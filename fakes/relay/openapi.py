@@ -208,7 +208,8 @@ def _control_paths() -> dict[str, Any]:
         operation: dict[str, Any] = {"tags": [CONTROL_TAG], "summary": summary, "security": [], "responses": {
             status: json_response_spec(answer), "400": json_response_spec(control_error, "bad body"),
             "404": json_response_spec(control_error, "no such team, provider, fake, login or checkout"),
-            "409": json_response_spec(control_error, "a provider, host or entry id that is taken"),
+            "409": json_response_spec(control_error, "a provider, host or entry id that is taken; a team's tool "
+                                                     "or secret for a provider the catalogue lacks"),
             **{code: json_response_spec(control_error, "refused") for code in more}}}
         if body is not None:
             operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
