@@ -180,7 +180,7 @@ def oauth_control_paths(control_errors: Any) -> dict[str, Any]:
         "/_fake/members/{member_id}/revoke": {"post": _control(
             "The member removes an application (or all) in their settings: its tokens are revoked",
             {"200": json_response_spec({"type": "object"}, "how many tokens were revoked"),
-             **control_errors(400, 404)},
+             **control_errors(400, 404, 409)},
             {"type": "object", "additionalProperties": False, "properties": {"client_id": {"type": "string"}}},
             [member_id])},
     }

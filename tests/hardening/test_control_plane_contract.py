@@ -192,3 +192,21 @@ def test_control_operation_passes_the_coverage_phase(service: str, label: str) -
     schema = load_schema(make_fake(service))
     operation = next(op for op in operations(schema, control=True) if op.label == label)
     assert run_coverage(operation) >= 1
+
+
+@pytest.mark.parametrize(("service", "create", "path", "body"), [
+    ("relay", ("/_fake/teams", {}), "/_fake/teams/{id}/tools", {"provider": "nope", "key": "k"}),
+    ("relay", ("/_fake/teams", {}), "/_fake/teams/{id}/secrets", {"provider": "nope", "secret": "s"}),
+    ("member-export", ("/_fake/members", {}), "/_fake/members/{id}/revoke", {"client_id": "nope"}),
+])
+def test_a_missing_record_named_in_the_body_of_an_existing_target_is_a_409(
+        service: str, create: tuple[str, dict[str, Any]], path: str, body: dict[str, Any]) -> None:
+    """A 404 there says the path's record (just created) is gone: schemathesis's stateful phase
+    reported it so (`ensure_resource_availability`). The path's own record missing stays a 404."""
+    fake = make_fake(service)
+    client = fake.client()
+    created = client.post(create[0], json=create[1]).json()
+    record = created.get("team_id") or created["id"]
+    answer = client.post(path.format(id=record), json=body)
+    assert answer.status_code == 409 and "nope" in answer.json()["message"], answer.text
+    assert client.post(path.format(id="no-such-record"), json=body).status_code == 404
