@@ -30,6 +30,7 @@ __all__ = ["NotesFake", "NotesSettings"]
 class NotesFake(Fake):
     name = "notes"
     title = "Notes (example service)"
+    state_required_fields = ("generated", "notes")
     default_port = 8799
     settings_class = NotesSettings
     client_rules = (OLD_PARAMETER,)

@@ -27,6 +27,9 @@ def routes(fake: NotesFake) -> list[BaseRoute]:
         unknown = sorted(set(body) - NOTE_FIELDS)
         if unknown:  # a typo must not pass unnoticed
             raise ControlError(400, f"unknown field(s) {', '.join(unknown)}; allowed: text, tag", code="unknown_field")
+        wrong = [name for name, value in body.items() if not isinstance(value, str)]
+        if wrong:  # as the document says: leave a field out for none, null is not a text
+            raise ControlError(400, f"{wrong[0]} must be a string (leave it out for none)", code="invalid_field")
         # a model refusal (ServiceError) is rendered in the control plane's shape by the kernel
         return json_response(fake.add_note(**body), 201)
 

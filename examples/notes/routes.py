@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, json_response, query_int, read_json_object
+from fakes.kernel.routing import claim_methods
 from fakes.kernel.verdicts import flag
 
 from .rules import OLD_PARAMETER
@@ -49,8 +50,9 @@ def routes(fake: NotesFake) -> list[BaseRoute]:
         check_token(request)
         return json_response(fake.model.view(request.path_params["note_id"]))
 
-    return [
+    # claim_methods: a method a path does not take is a 405 naming every method it does (GET and POST)
+    return claim_methods([
         Route("/notes", create, methods=["POST"]),
         Route("/notes", listing, methods=["GET"]),
         Route("/notes/{note_id}", one, methods=["GET"]),
-    ]
+    ])

@@ -35,6 +35,7 @@ SAMPLE_COMPANY = "stripe.com"
 class EnrichmentFake(Fake):
     name = "enrichment"
     title = "Company and person enrichment API"
+    state_required_fields = ("accounts", "cache", "feeds", "key_counter", "world")
     default_port = 8703
     settings_class = EnrichmentSettings
     client_rules = CLIENT_RULES

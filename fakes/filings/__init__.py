@@ -31,6 +31,7 @@ __all__ = ["FilingsFake", "FilingsSettings"]
 class FilingsFake(Fake):
     name = "filings"
     title = "Financial filings API (FinancialReports lookalike)"
+    state_required_fields = ("catalogue", "companies", "demo_keys", "filings", "keys", "keys_issued")
     default_port = 8702
     settings_class = FilingsSettings
     client_rules = RULES

@@ -18,7 +18,7 @@ from .endpoints import Endpoint, base_url, not_found, notes_of, page_of, path_id
 from .financials import INCLUDES, STATEMENTS, FinancialsQuery, financials_json
 from .keys import FINANCIALS, REFERENCE, ApiKey
 from .lineitems import BY_CODE, ORDER, STATEMENT_NAMES, TEMPLATES
-from .params import MAX_SEARCH_LENGTH, bad, boolean, whole_number
+from .params import MAX_SEARCH_LENGTH, bad, boolean, short_texts, whole_number
 from .resolve import resolve
 
 if TYPE_CHECKING:
@@ -134,6 +134,7 @@ async def list_merges(request: Request, model: FilingsModel, key: ApiKey) -> Res
 async def list_line_items(request: Request, model: FilingsModel, key: ApiKey) -> Response:
     found = _present(request, ("depth", "is_capital_iq_standard", "parent_code", "search", "statement_type",
                                "template"))
+    short_texts(found, ("parent_code", "search"))
     depth = whole_number(found, "depth", "depth: Enter a whole number.", maximum=32767)
     standard = boolean(found, "is_capital_iq_standard")
     statement = _choice(found, "statement_type", tuple(STATEMENT_NAMES))

@@ -30,6 +30,7 @@ from .params import (
     ordering_terms,
     paging,
     search_terms,
+    short_texts,
     view,
 )
 from .query import ORDERING_FIELDS, Ordering
@@ -190,6 +191,7 @@ def _choice(found: Mapping[str, str], name: str, choices: tuple[str, ...]) -> st
 
 def filing_params(raw: Mapping[str, str], default_size: int, max_size: int, notes: Notes) -> FilingParams:
     found = canonical(raw, FILING_ALIASES, FILING_PARAMS, notes)
+    short_texts(found, ("extensions", "source_filing_type"))
     for name in ("company_isin", "lei"):
         if name in found and not found[name].strip(BLANKS):
             raise bad(f"{name}: This field may not be blank.")

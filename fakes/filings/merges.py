@@ -59,10 +59,20 @@ class Merges:
         ids = []
         for name in ("shell_id", "canonical_id"):
             value = body.get(name)
-            if isinstance(value, bool) or not isinstance(value, int) or name_of(value) is None:
-                raise _bad(f"{name} must be the id of an existing company")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise _bad(f"{name} must be a company's id (an integer)")
             ids.append(value)
         shell, canonical = ids
+        pattern = body.get("pattern", "manual")
+        if pattern not in PATTERNS:
+            raise _bad(f"pattern must be one of {', '.join(PATTERNS)}")
+        confidence = body.get("confidence", None if pattern == "manual" else 0.95)
+        if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
+                                       or not 0 <= confidence <= 1):
+            raise _bad("confidence must be a number from 0 to 1, or null for a hand merge")
+        for name, value in zip(("shell_id", "canonical_id"), ids, strict=True):
+            if name_of(value) is None:  # a well-formed reference to nothing: the record is not there
+                raise ServiceError(404, f"{name}: no company {value}", code="not_found")
         if shell == canonical:
             raise _bad("a company cannot be merged into itself")
         if shell in self.shells:
@@ -72,13 +82,6 @@ class Merges:
                                code="conflict")
         if shell in self.shells.values():
             raise ServiceError(409, f"company {shell} is the canonical company of other merges", code="conflict")
-        pattern = body.get("pattern", "manual")
-        if pattern not in PATTERNS:
-            raise _bad(f"pattern must be one of {', '.join(PATTERNS)}")
-        confidence = body.get("confidence", None if pattern == "manual" else 0.95)
-        if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
-                                       or not 0 <= confidence <= 1):
-            raise _bad("confidence must be a number from 0 to 1, or null for a hand merge")
         merge = Merge(len(self.records) + 1, shell, canonical, name_of(shell)[:250], name_of(canonical)[:250], pattern,
                       None if confidence is None else float(confidence), now_s, None, now_s)
         self.records.append(merge)

@@ -21,8 +21,8 @@ def s(fmt: str | None = None, *, nullable: bool = False, enum: list[str] | None 
         schema["format"] = fmt
     if nullable:
         schema["nullable"] = True
-    if enum:
-        schema["enum"] = enum
+    if enum:  # a nullable enum lists null: OpenAPI 3.0.3 lets the enum restrict nullable
+        schema["enum"] = [*enum, None] if nullable else enum
     return schema
 
 
@@ -42,8 +42,8 @@ def b(*, nullable: bool = False) -> Schema:
 
 
 def obj(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
-    return {"type": "object", "properties": properties,
-            "required": list(properties) if required is None else required}
+    needed = list(properties) if required is None else required
+    return {"type": "object", "properties": properties, **({"required": needed} if needed else {})}
 
 
 def ref(name: str) -> Schema:

@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from fakes.kernel.http import JSON_INT_MAX
-from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG
+from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG, NOT_BLANK, beyond_schema
 
 from . import openapi_extra
 from .catalogue.directory import COMPANY_ORDERINGS
 from .catalogue.filing_types import TYPES
-from .catalogue.markets import MARKETS
+from .catalogue.isic import CLASS_INDEX
+from .catalogue.markets import LANGUAGES, MARKETS
 from .extras import OWNER_ACTIONS
 from .filingparams import (
     FILING_TYPE_CHOICES,
@@ -50,7 +51,8 @@ from .oas import obj as _obj
 from .oas import path as _oas_path
 from .oas import ref as _ref
 from .oas import s as _s
-from .params import COUNTRIES_PATTERN, ISIC_PATTERNS, LISTING_STATUSES, MAX_SEARCH_LENGTH, NOT_BLANK
+from .params import COUNTRIES_PATTERN, ISIC_PATTERNS, LISTING_STATUSES, MAX_SEARCH_LENGTH
+from .params import NOT_BLANK as ASCII_NOT_BLANK
 from .query import ORDERING_FIELDS
 from .settings import FilingsSettings
 
@@ -128,7 +130,7 @@ def schemas() -> dict[str, Schema]:
         "filing_type_confidence": {"type": "number", "nullable": True},
         "filing_type_reasoning": _s(nullable=True), "language_confidence": {"type": "number", "nullable": True},
         "language_verified_at": _s("date-time", nullable=True), "fiscal_year": _i(nullable=True),
-        "fiscal_period": {**_s(enum=PERIODS), "nullable": True},
+        "fiscal_period": _s(nullable=True, enum=PERIODS),
         "period_ending_date": _s("date", nullable=True),
     }
     filing_required = [name for name in filing if name not in ("title", "release_datetime", "dissemination_datetime",
@@ -184,8 +186,8 @@ def filing_parameters(settings: FilingsSettings) -> list[Schema]:
                                     ("updated_date", "Last updated")) for end in ("from", "to")]
     return [
         id_filter("company", "Internal company id."),
-        query("company_isin", lenient({"type": "string", "pattern": NOT_BLANK}), "Company ISIN (alias `isin`)."),
-        query("lei", lenient({"type": "string", "pattern": NOT_BLANK}), "Company LEI."),
+        query("company_isin", lenient({"type": "string", "pattern": ASCII_NOT_BLANK}), "Company ISIN (alias `isin`)."),
+        query("lei", lenient({"type": "string", "pattern": ASCII_NOT_BLANK}), "Company LEI."),
         query("countries", lenient({"type": "string", "pattern": COUNTRIES_PATTERN}),
               "Company country ISO alpha-2 code(s), comma-separated (aliases `country`, `location`)."),
         query("filing_type", lenient(_s(enum=list(FILING_TYPE_CHOICES))),
@@ -324,20 +326,33 @@ def document(settings: FilingsSettings) -> dict[str, Any]:
     }
 
 
+def _text(most: int) -> Schema:
+    """A control body's text: 1 to ``most`` characters, not only white space."""
+    return {"type": "string", "minLength": 1, "maxLength": most, "pattern": NOT_BLANK}
+
+
 def control_paths() -> dict[str, Any]:
     error = {"type": "object", "properties": {"error": _s(), "message": _s()}, "required": ["error", "message"]}
     key_in = {"type": "object", "required": ["tier"], "additionalProperties": False, "properties": {
         "tier": _s(enum=list(TIERS)), "quota": {**_i(nullable=True, minimum=0), "maximum": 2**40,
                                                 "description": "Calls a year; null = unlimited; omitted = tier's"}}}
     key_out = _obj({"api_key": _s(), "tier": _s(enum=list(TIERS)), "quota": _i(nullable=True)})
-    company_in = {"type": "object", "required": ["name", "country_code"], "properties": {
-        "name": _s(), "country_code": _s(enum=sorted({m.code for m in MARKETS} | {m.code.lower() for m in MARKETS})),
-        "isins": _array(_s()), "lei": _s(), "ticker": _s(),
-        "sub_industry_code": _s(), "tagline": _s(), "city": _s(), "date_ipo": _s("date"),
-        "year_founded": _s("date")}}
-    filing_in = {"type": "object", "required": ["company"], "properties": {
-        "company": _i(), "filing_type": _s(), "language": _s(), "title": _s(),
-        "release_datetime": _s("date-time"), "markdown": _s()}}
+    # what fakes.filings.userdata checks, field by field (its texts are stripped: not blank)
+    company_in = {"type": "object", "required": ["name", "country_code"], "additionalProperties": False,
+                  "properties": {
+                      "name": _text(500), "country_code": _s(enum=sorted({m.code for m in MARKETS}
+                                                                         | {m.code.lower() for m in MARKETS})),
+                      "isins": {**_array(_s(), min_items=1), "description": "valid ISINs (check digit)"},
+                      "lei": {**_s(), "description": "a valid LEI (ISO 17442 check digits)"},
+                      "ticker": _text(20), "sub_industry_code": _s(enum=sorted(CLASS_INDEX)), "tagline": _text(500),
+                      "city": _text(100), "date_ipo": _s("date"), "year_founded": _s("date")}}
+    filing_in = {"type": "object", "required": ["company"], "additionalProperties": False, "properties": {
+        "company": {**_i(), "description": "a company's id (no such company: 404)"},
+        "filing_type": {"anyOf": [_s(enum=list(FILING_TYPE_CHOICES)),
+                                  _i(minimum=1, maximum=len(TYPES))], "description": "a type's name, code or id"},
+        "language": _s(enum=sorted({lang.code for lang in LANGUAGES} | {lang.code.upper() for lang in LANGUAGES})),
+        "title": _text(4000), "release_datetime": {**_s("date-time"), "description": "from 1970 to the end of 9999"},
+        "markdown": _s(nullable=True)}}
 
     def op(summary: str, responses: dict[str, Any], body: Schema | None = None) -> Schema:
         operation: Schema = {"tags": [CONTROL_TAG], "summary": summary, "security": [], "responses": responses}
@@ -356,11 +371,13 @@ def control_paths() -> dict[str, Any]:
                                                              "400": _json(error, "Bad body."),
                                                              "409": _json(error, "ISIN or LEI already taken.")},
                                            company_in),
-                                      ACCEPTANCE_BEYOND_SCHEMA: "ISIN and LEI check digits"}},
+                                      **beyond_schema("ISIN and LEI check digits", "isins", "lei")}},
         "/_fake/filings": {"post": {**op("Publish a filing at the current virtual time (or at release_datetime)",
                                          {"201": _json(_ref("Filing"), "The filing."),
-                                          "400": _json(error, "Bad body.")}, filing_in),
-                                    ACCEPTANCE_BEYOND_SCHEMA: "company must be the id of an existing company"}},
+                                          "400": _json(error, "Bad body."),
+                                          "404": _json(error, "No such company.")}, filing_in),
+                                    **beyond_schema("a date-time's year from 1970 to 9999 (a format has no range)",
+                                                    "release_datetime")}},
         "/_fake/filings/{filing_id}/rerelease": {"post": {
             **op("Re-release a filing added through the control plane (a new version in its history)",
                  {"200": _json({"type": "object"}, "What changed."), "400": _json(error, "Bad body."),
@@ -379,11 +396,12 @@ def control_paths() -> dict[str, Any]:
         "/_fake/merges": {"post": {**op(
             "Retire a company as a duplicate of another, now",
             {"201": _json(_ref("CompanyMerge"), "The merge."), "400": _json(error, "Bad body."),
+             "404": _json(error, "No such company."),
              "409": _json(error, "Either company is already part of a merge.")},
             {"type": "object", "required": ["shell_id", "canonical_id"], "additionalProperties": False,
              "properties": {"shell_id": _i(), "canonical_id": _i(), "pattern": _s(enum=list(MERGE_PATTERNS)),
                             "confidence": {"type": "number", "minimum": 0, "maximum": 1, "nullable": True}}}),
-            ACCEPTANCE_BEYOND_SCHEMA: "both ids must name existing, different companies"}},
+            ACCEPTANCE_BEYOND_SCHEMA: "a company cannot be merged into itself (the two ids must differ)"}},
         "/_fake/merges/{merge_id}/reverse": {"post": {
             **op("Reverse a merge (the shell is a live company again)",
                  {"200": _json(_ref("CompanyMerge"), "The merge."), "404": _json(error, "No such merge."),

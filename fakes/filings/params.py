@@ -167,6 +167,13 @@ def search_text(params: Mapping[str, str], name: str = "search") -> str:
         f"{name}: Ensure this field has no more than {MAX_SEARCH_LENGTH} characters.")) or ""
 
 
+def short_texts(found: Mapping[str, str], names: tuple[str, ...]) -> None:
+    """Free-text filters bounded, as documented, at MAX_SEARCH_LENGTH characters (a longer one is a 400)."""
+    for name in names:
+        if len(found.get(name, "")) > MAX_SEARCH_LENGTH:
+            raise bad(f"{name}: Ensure this field has no more than {MAX_SEARCH_LENGTH} characters.")
+
+
 def checked(name: str, value: str, pattern: str, expected: str) -> str:
     if not re.fullmatch(pattern, value):
         raise bad(f"{name}: {expected}")

@@ -17,6 +17,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from fakes.kernel.http import JSON_INT_MAX, json_response
+from fakes.kernel.routing import claim_methods
 
 from . import agent_routes, company_routes, reference, watchlist_routes, webhook_routes
 from .catalogue.filing_types import TYPES
@@ -42,7 +43,8 @@ def routes() -> list[BaseRoute]:
     """Every public route, built once and shared by every fake and world (see ``routes_of``)."""
     global _ROUTES
     if _ROUTES is None:
-        _ROUTES = [*routes_of(ENDPOINTS), *agent_routes.UNAUTHENTICATED]
+        # a method a path does not take is a 405 naming those it does, whatever templated path follows
+        _ROUTES = claim_methods([*routes_of(ENDPOINTS), *agent_routes.UNAUTHENTICATED])
     return _ROUTES
 
 

@@ -100,8 +100,9 @@ def new_filing(body: dict[str, Any], filing_id: int, now_s: int, company: Compan
     unknown = set(body) - {"company", "filing_type", "language", "title", "release_datetime", "markdown"}
     if unknown:
         raise _bad(f"unknown field(s): {', '.join(sorted(unknown))}")
-    if company is None:
-        raise _bad("company must be the id of an existing company")
+    company_id = body.get("company")
+    if isinstance(company_id, bool) or not isinstance(company_id, int):
+        raise _bad("company must be a company's id (an integer)")
     type_text = body.get("filing_type", "Press Release")
     filing_type = resolve_type(str(type_text)) if isinstance(type_text, (str, int)) else None
     if filing_type is None:
@@ -124,6 +125,8 @@ def new_filing(body: dict[str, Any], filing_id: int, now_s: int, company: Compan
     markdown = body.get("markdown")
     if markdown is not None and not isinstance(markdown, str):
         raise _bad("markdown must be a string")
+    if company is None:  # a well-formed reference to nothing: the record is not there
+        raise ServiceError(404, f"no company {company_id}", code="not_found")
     fiscal_year, period = period_fields(filing_type.code, release_s)
     title = _text(body, "title", title_for(filing_type.code, company.name, release_s), limit=4000)
     return FilingRecord(

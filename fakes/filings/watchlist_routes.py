@@ -108,7 +108,8 @@ async def bulk_remove(request: Request, model: FilingsModel, key: ApiKey) -> Res
 ENDPOINTS = [
     Endpoint("GET", "/watchlist/", get_watchlist, WATCHLIST),
     Endpoint("POST", "/watchlist/companies/", add_company, WATCHLIST),
-    Endpoint("DELETE", "/watchlist/companies/{company_id}/", remove_company, WATCHLIST),
+    # before {company_id}: as OpenAPI matches paths, the concrete ones own their requests
     Endpoint("POST", "/watchlist/companies/bulk-add/", bulk_add, WATCHLIST),
     Endpoint("POST", "/watchlist/companies/bulk-remove/", bulk_remove, WATCHLIST),
+    Endpoint("DELETE", "/watchlist/companies/{company_id}/", remove_company, WATCHLIST),
 ]

@@ -99,6 +99,9 @@ class Fake:
     secret_fields: ClassVar[tuple[str, ...]] = ()
     #: form fields and query parameters only (a name harmless as a JSON key, e.g. OAuth's ``code``)
     secret_form_fields: ClassVar[tuple[str, ...]] = ()
+    #: the fields of the exported model an imported state must have (the others may be left out: a
+    #: state from an older version); the state schema of ``PUT /_fake/state`` requires them
+    state_required_fields: ClassVar[tuple[str, ...]] = ()
     init_args: tuple[Any, ...]
     init_kwargs: dict[str, Any]
 
@@ -273,12 +276,20 @@ class Fake:
         if self._openapi is None:
             self._openapi = merge_control_plane(self.openapi_document(), prefix=self.prefix,
                                                 max_fault_latency_ms=self.faults.max_latency_ms,
-                                                service=self.name, seed=self.seed)
+                                                service=self.name, seed=self.seed, model_fields=self._model_fields(),
+                                                model_required=self.state_required_fields)
             if self.worlds is not None:
                 self._openapi["paths"].update(world_openapi_paths())
             self._openapi["paths"].update(dashboard_paths())
             secure_control_plane(self._openapi, control_token=self.control_token is not None)
         return self._openapi
+
+    def _model_fields(self) -> list[str]:
+        """The fields of this service's exported model (the same for every fake of the class)."""
+        fields = _MODEL_FIELDS.get(type(self))
+        if fields is None:
+            fields = _MODEL_FIELDS[type(self)] = sorted(self.model.to_state())
+        return fields
 
     async def _serve_openapi(self, request: Request) -> Response:
         return json_response(self.openapi())
@@ -541,6 +552,8 @@ class Fake:
 
 #: per Fake class: its control operations whose body is required (Fake.body_required)
 _REQUIRED_BODIES: dict[type, frozenset[tuple[str, str]]] = {}
+#: each service class's model fields, as its export names them (for the state schema; see Fake._model_fields)
+_MODEL_FIELDS: dict[type, list[str]] = {}
 
 _MOVED = "_fakes_under_control"
 

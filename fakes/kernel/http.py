@@ -213,7 +213,12 @@ def _problem(item: Any, path: str, integers: bool) -> str | None:
     return None
 
 
-async def read_json_object(request: Request, *, error: type[ServiceError] = ServiceError) -> dict[str, Any]:
+async def read_json_object(request: Request, *, error: type[ServiceError] = ServiceError,
+                           required: bool = False) -> dict[str, Any]:
+    """The body as a JSON object (``{}`` when empty, unless the operation documents its body as
+    ``required``: then an empty one is the service's 400)."""
+    if required and not (await request.body()).strip():
+        raise error(400, "request body is required: a JSON object ({} takes every default)", code="invalid_json")
     body = await read_json(request, error=error)
     if not isinstance(body, dict):
         raise error(400, "request body must be a JSON object", code="invalid_json")

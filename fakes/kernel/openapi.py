@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from .clock import MAX_EPOCH_MS
 from .faults import DEFAULT_MAX_LATENCY_MS, MAX_PATH, MAX_TIMES, STATUS_RANGE
+
+#: a character Python's ``str.strip()`` keeps, spelled out (``\S`` means another set in JSON Schema's
+#: regular expressions): the pattern of a text a server refuses when it strips to nothing
+NOT_BLANK = "[^\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+#: a fault's header name, as :mod:`.faults` checks it (said in words: see ``_fault_in``)
+HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"
 
 CONTROL_TAG = "control-plane"
 CONTROL_SCHEME = "fakeControlToken"
@@ -15,6 +22,15 @@ CONTROL_SCHEME = "fakeControlToken"
 #: whole, a check digit, a reference to a record); the control-plane contract test then skips
 #: schemathesis's positive-data-acceptance check for it, and only that check.
 ACCEPTANCE_BEYOND_SCHEMA = "x-acceptance-beyond-schema"
+#: Beside it, when the reason is about some body fields only: their names (``a.b``: field ``b`` of the
+#: object ``a``, or of each item of the list ``a``). The contract tests then leave those fields out of
+#: schema-valid bodies and require the rest to be accepted, so the reason excuses nothing else.
+BEYOND_SCHEMA_FIELDS = "x-beyond-schema-fields"
+
+
+def beyond_schema(reason: str, *fields: str) -> dict[str, Any]:
+    """An operation's :data:`ACCEPTANCE_BEYOND_SCHEMA` (and the :data:`BEYOND_SCHEMA_FIELDS` it concerns)."""
+    return {ACCEPTANCE_BEYOND_SCHEMA: reason, **({BEYOND_SCHEMA_FIELDS: list(fields)} if fields else {})}
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
           "required": ["error", "message"]}
@@ -34,12 +50,13 @@ def _fault_in(max_latency_ms: float) -> dict[str, Any]:
             "path": {"type": "string", "minLength": 1, "maxLength": MAX_PATH,
                      "description": "exact path or glob, below the fake's prefix (default *)"},
             "status": {"type": "integer", "minimum": STATUS_RANGE[0], "maximum": STATUS_RANGE[1], "nullable": True},
-            # patternProperties is JSON Schema, not OpenAPI 3.0, but the only way to say what a header
-            # name is; schemathesis honours it (propertyNames it ignores)
-            "headers": {"type": "object", "nullable": True, "additionalProperties": False,
-                        "patternProperties": {r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$": {
-                            "type": "string", "pattern": r"^[\t\x20-\x7e\xa0-\xff]{0,4000}$"}},
-                        "description": "header names without spaces; values of printable Latin-1 (no CR, LF, "
+            # OpenAPI 3.0 has no way to say what a property's name may be (patternProperties and
+            # propertyNames are JSON Schema's): the names' rule is the description's and
+            # ACCEPTANCE_BEYOND_SCHEMA's
+            "headers": {"type": "object", "nullable": True, "additionalProperties": {
+                            "type": "string", "pattern": r"^[\t\x20-\x7e\xa0-\xff]{0,4000}$"},
+                        "description": "header names are HTTP tokens of 1 to 100 characters "
+                                       f"({HEADER_NAME_PATTERN}); values of printable Latin-1 (no CR, LF, "
                                        "C0 or C1 control characters), at most 4000; "
                                        "Content-Length and Transfer-Encoding are the fake's own (ignored)"},
             "body": {"description": "JSON value or text; default: the service's own error body. Integers of "
@@ -105,10 +122,12 @@ _CLOCK_MOVE = {
 }
 
 
-def state_schema(service: str | None = None, seed: int | None = None) -> dict[str, Any]:
+def state_schema(service: str | None = None, seed: int | None = None, model_fields: Sequence[str] = (),
+                 model_required: Sequence[str] = ()) -> dict[str, Any]:
     """What ``PUT /_fake/state`` takes (and ``GET`` gives): the export's envelope. Its ``model`` is
-    the service's own (valid only as a whole: references between records, this fake's settings),
-    which no schema here states; ``fake.import_state`` validates it field by field."""
+    the service's own: its fields are named here (``model_fields``, no others; ``model_required``
+    must be there), their contents (valid only as a whole: references between records, this fake's
+    settings) are not; ``fake.import_state`` validates them field by field."""
     instant = {"type": "integer", "minimum": 0, "maximum": MAX_EPOCH_MS}
     return {
         "type": "object",
@@ -132,7 +151,10 @@ def state_schema(service: str | None = None, seed: int | None = None) -> dict[st
                 "scenarios": {"type": "object", "additionalProperties": {"type": "string"}},
                 "next_id": {"type": "integer", "minimum": 1, "maximum": 2**62}}},
             "epoch": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
-            "model": {"type": "object", "description": "the service's state (see its page)"},
+            "model": {"type": "object", "description": "the service's state (see its page)",
+                      **({"additionalProperties": False, "properties": {name: {} for name in model_fields}}
+                         if model_fields else {}),
+                      **({"required": list(model_required)} if model_required else {})},
         },
     }
 
@@ -183,12 +205,14 @@ def _op(summary: str, responses: dict[str, Any], body: dict[str, Any] | None = N
 
 
 def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS, service: str | None = None,
-                  seed: int | None = None) -> dict[str, Any]:
+                  seed: int | None = None, model_fields: Sequence[str] = (),
+                  model_required: Sequence[str] = ()) -> dict[str, Any]:
     obj = {"type": "object"}
+    state = state_schema(service, seed, model_fields, model_required)
     return {
         "/_fake/health": {"get": _op("Liveness: the service name and ok", {"200": _json({
-            "type": "object", "properties": {"service": {"type": "string"}, "status": {"const": "ok"}},
-            "required": ["service", "status"]})})},
+            "type": "object", "required": ["service", "status"],
+            "properties": {"service": {"type": "string"}, "status": {"type": "string", "enum": ["ok"]}}})})},
         "/_fake/reset": {"post": {
             **_op("Back to the initial seeded state, clock included; verdicts too with {\"verdicts\": true}",
                   {"200": _json(obj), "400": _json(_ERROR, "bad body")}),
@@ -208,8 +232,9 @@ def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS, servi
                 "faults": {"type": "array", "items": _FAULT}}})}),
             "post": {**_op("Register a fault rule", {"201": _json(_FAULT), "400": _json(_ERROR)},
                            _fault_in(max_fault_latency_ms)),
-                     ACCEPTANCE_BEYOND_SCHEMA: "text in the free-form body must be Unicode: a lone UTF-16 "
-                                               "surrogate, valid in JSON, is refused (no schema states it)"},
+                     **beyond_schema("header names must be HTTP tokens (OpenAPI 3.0 cannot say what a "
+                                     "property's name may be) and text in the free-form body must be Unicode: "
+                                     "a lone UTF-16 surrogate, valid in JSON, is refused", "headers", "body")},
             "delete": _op("Remove every fault rule", {"200": _json(obj)}),
         },
         "/_fake/faults/{fault_id}": {"delete": {
@@ -217,10 +242,10 @@ def control_paths(*, max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS, servi
             "parameters": [{"name": "fault_id", "in": "path", "required": True, "schema": {"type": "string"}}]}},
         **stub_paths(max_fault_latency_ms),
         "/_fake/state": {
-            "get": _op("Export the whole state as JSON", {"200": _json(state_schema(service, seed))}),
+            "get": _op("Export the whole state as JSON", {"200": _json(state)}),
             "put": {**_op("Import a state exported by GET (validated whole; a refusal names the field)",
                           {"200": _json(obj), "400": _json(_ERROR), "413": _json(_ERROR, "past max_state_bytes")},
-                          state_schema(service, seed)),
+                          state),
                     ACCEPTANCE_BEYOND_SCHEMA: "a state is valid only as a whole: this fake's service, seed and "
                                               "settings, and references between its records"},
         },
@@ -374,12 +399,14 @@ def journal_paths() -> dict[str, Any]:
 
 def merge_control_plane(document: dict[str, Any], *, prefix: str = "",
                         max_fault_latency_ms: float = DEFAULT_MAX_LATENCY_MS, service: str | None = None,
-                        seed: int | None = None) -> dict[str, Any]:
+                        seed: int | None = None, model_fields: Sequence[str] = (),
+                  model_required: Sequence[str] = ()) -> dict[str, Any]:
     """The service's document plus the shared control-plane paths (a copy; the input is kept)."""
     merged = copy.deepcopy(document)
     merged.setdefault("openapi", "3.0.3")
     paths = merged.setdefault("paths", {})
-    for path, item in control_paths(max_fault_latency_ms=max_fault_latency_ms, service=service, seed=seed).items():
+    for path, item in control_paths(max_fault_latency_ms=max_fault_latency_ms, service=service, seed=seed,
+                                    model_fields=model_fields, model_required=model_required).items():
         paths.setdefault(path, item)
     tags = merged.setdefault("tags", [])
     if not any(t.get("name") == CONTROL_TAG for t in tags):

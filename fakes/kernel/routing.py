@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from starlette._utils import is_async_callable
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Match, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -113,3 +115,68 @@ def _lean_app(route: Route) -> ASGIApp:
             await response(scope, receive, send)
 
     return app
+
+
+# -- 405 by path, as OpenAPI matches paths ---------------------------------------------------------
+_PARAM = re.compile(r"\{[^}]*\}")
+
+
+def _template(path: str) -> str:
+    return _PARAM.sub("{}", path)
+
+
+def _more_concrete(candidate: str, than: str) -> bool:
+    """Whether path template ``candidate`` names a segment literally where ``than`` has a parameter,
+    at the first segment where they differ (``/a/token`` is more concrete than ``/a/{}``)."""
+    for mine, theirs in zip(candidate.split("/"), than.split("/"), strict=False):
+        if mine != theirs:
+            return theirs == "{}" and mine != "{}"
+    return False
+
+
+class MethodGuard(Route):
+    """Put after the last route of a path template by :func:`claim_methods`: a request whose path
+    that template matches, with a method none of its routes takes, is a 405 naming theirs - unless
+    a later route of a more concrete template matches the path (it owns the request)."""
+
+    def __init__(self, path: str, allow: Sequence[str], yields_to: Sequence[Route]) -> None:
+        allowed = ", ".join(allow)
+
+        async def refuse(request: Request) -> None:
+            raise HTTPException(405, headers={"Allow": allowed})
+
+        super().__init__(path, refuse, include_in_schema=False)
+        self.methods = None  # every method (Starlette makes a function's route a GET one)
+        self.allow = tuple(allow)
+        self.yields_to = tuple(yields_to)
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child_scope = super().matches(scope)
+        if match is Match.FULL and any(route.matches(scope)[0] is not Match.NONE for route in self.yields_to):
+            return Match.NONE, {}
+        return match, child_scope
+
+
+def claim_methods(routes: Sequence[BaseRoute]) -> list[BaseRoute]:
+    """``routes`` with a :class:`MethodGuard` after the last route of each path template (parameter
+    names ignored), so that a path answers 405 with an ``Allow`` of every method its routes take
+    (Starlette alone names only the first route's and lets a later template take the request: a
+    ``DELETE /things/bulk`` reaching ``DELETE /things/{id}``). As OpenAPI matches paths, a concrete
+    path owns its requests before a templated one that also matches. Routes taking any method and
+    everything that is not a :class:`Route` (mounts) are left as they are."""
+    methods: dict[str, set[str]] = {}
+    last: dict[str, int] = {}
+    for index, route in enumerate(routes):
+        if isinstance(route, Route) and route.methods:
+            methods.setdefault(_template(route.path), set()).update(route.methods)
+            last[_template(route.path)] = index
+    out: list[BaseRoute] = []
+    for index, route in enumerate(routes):
+        out.append(route)
+        if not isinstance(route, Route) or last.get(_template(route.path)) != index:
+            continue
+        template = _template(route.path)
+        later = [other for other in routes[index + 1:]
+                 if isinstance(other, Route) and _more_concrete(_template(other.path), template)]
+        out.append(MethodGuard(route.path, sorted(methods[template]), later))
+    return out

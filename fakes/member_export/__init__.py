@@ -32,6 +32,7 @@ __all__ = ["MemberExportFake", "MemberExportModel", "MemberExportSettings"]
 class MemberExportFake(Fake):
     name = "member-export"
     title = "Member data export API"
+    state_required_fields = ("counters", "members", "tokens")
     default_port = 8701
     settings_class = MemberExportSettings
     client_rules = RULES

@@ -327,8 +327,9 @@ class OAuthFlows:
     # -- revocation (control plane: the member removes the app in their settings) -----------------
     def revoke(self, member_id: Any, client_id: Any = None) -> dict[str, Any]:
         member = self.member(member_id)
-        if client_id is not None:
-            self.application(client_id)
+        if client_id is not None and (not isinstance(client_id, str) or client_id not in self.applications):
+            # the member exists (a 404 here would say it does not): the application is what is missing
+            raise control_error(409, f"no application with client_id {client_id!r}", "unknown_application")
         revoked = 0
         items: list[Token | RefreshToken] = [*self.tokens.values(), *self.refresh_tokens.values()]
         for item in items:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.openapi import CONTROL_TAG, json_response_spec
+from fakes.kernel.openapi import CONTROL_TAG, beyond_schema, json_response_spec
 
 from .applications import MAX_NAME, MAX_PRODUCTS, MAX_REDIRECT_URIS, MAX_SCOPES, MAX_URI, PRODUCTS, REDIRECT_URI
+from .oauth import MAX_STATE
 from .oauth_routes import ACCESS_TOKEN, AUTHORIZATION, FORM, INTROSPECT, MAX_FIELD
 
 Schema = dict[str, Any]
@@ -164,17 +165,22 @@ def oauth_control_paths(control_errors: Any) -> dict[str, Any]:
             {"200": json_response_spec({"type": "object"}, "who is signed in"), **control_errors(400, 404)},
             {"type": "object", "required": ["member_id"], "additionalProperties": False,
              "properties": {"member_id": {"type": "string", "nullable": True}}})},
-        "/_fake/oauth/authorize": {"post": _control(
+        "/_fake/oauth/authorize": {"post": {**_control(
             "The member approves an application at once: a code for the token endpoint",
             {"201": json_response_spec({"type": "object", "required": ["code", "redirect_uri", "location"]},
                                        "the code and the redirect"), **control_errors(400, 404)},
             {"type": "object", "required": ["client_id", "member_id"], "additionalProperties": False,
              "properties": {"client_id": {"type": "string"}, "member_id": {"type": "string"},
-                            "scope": {"type": "string"}, "redirect_uri": strings, "state": {"type": "string"}}})},
+                            "scope": {**strings, "description": "scopes the application registered (default: all)"},
+                            "redirect_uri": {**strings, "description": "one the application registered (default: "
+                                                                       "its first)"},
+                            "state": {"type": "string", "maxLength": MAX_STATE}}}),
+            **beyond_schema("the authorization page's checks: a redirect_uri and scopes the application "
+                            "registered (its own record, which no schema here holds)", "redirect_uri", "scope")}},
         "/_fake/members/{member_id}/revoke": {"post": _control(
             "The member removes an application (or all) in their settings: its tokens are revoked",
             {"200": json_response_spec({"type": "object"}, "how many tokens were revoked"),
-             **control_errors(400, 404)},
+             **control_errors(400, 404, 409)},
             {"type": "object", "additionalProperties": False, "properties": {"client_id": {"type": "string"}}},
             [member_id])},
     }

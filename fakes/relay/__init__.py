@@ -169,7 +169,7 @@ class RelayFake(Fake):
         """Register the team's own key for ``provider`` (rung 1 of the ladder; never billed): a tool
         named after the provider on its host, bound to a secret holding ``key``, as ``POST /tools`` makes."""
         team = self.model.team(team_id)
-        self.model.known_provider(provider)
+        self.model.known_provider(provider, status=409)
         known = self.model.provider(provider)
         assert known is not None
         ladder.control_tool(self.model.accounts, team, provider, known["host"], key)
@@ -178,7 +178,7 @@ class RelayFake(Fake):
     def add_secret(self, team_id: str, provider: str, secret: str) -> dict[str, Any]:
         """Store a secret for ``provider`` (rung 2, injected through a virtual tool; never billed)."""
         team = self.model.team(team_id)
-        self.model.known_provider(provider)
+        self.model.known_provider(provider, status=409)
         ladder.control_secret(self.model.accounts, team, provider, secret)
         return {"team_id": team_id, "provider": provider, "kind": "secret"}
 

@@ -86,7 +86,7 @@ def catalogue_operations(stage: Stage) -> list[BenchOperation]:
                        template="/catalog/endpoints/{entry_id}/access"),
         BenchOperation("catalog_platforms", "GET", "/catalog/platforms"),
         BenchOperation("catalog_platform", "GET", "/catalog/platforms/firmdata", template="/catalog/platforms/{slug}"),
-        BenchOperation("provider_page", "GET", "/tools/firmdata", template="/tools/{provider}"),
+        BenchOperation("provider_page", "GET", "/tools/firmdata", template="/tools/{tool_id}"),
         *[BenchOperation(f"page {path}", "GET", path) for path in pages],
     ]
 

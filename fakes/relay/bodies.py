@@ -28,8 +28,8 @@ MAX_MICRO = 10**12
 KINDS = ["email", "verify", "person", "match", "company", "people", "lookalikes", "jobs", "list", "write", "generic",
          "async", "async_poll"]
 
-# \Z, not $: Python's $ also matches before a final newline
-_SLUG = r"^[a-z0-9-]*[a-z][a-z0-9-]*\Z"
+# $ as ECMA-262 reads it (the end of the text): :func:`_regex` makes it Python's \Z
+_SLUG = r"^[a-z0-9-]*[a-z][a-z0-9-]*$"
 
 
 #: some character that is not ASCII white space, spelled out: \S differs between Python's
@@ -47,9 +47,11 @@ def integer(minimum: int, maximum: int) -> Schema:
 
 
 def strict(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
-    """An object of these properties and no others (``required``: all when None)."""
+    """An object of these properties and no others (``required``: all when None; OpenAPI 3.0 has no
+    empty ``required``)."""
+    needed = list(properties) if required is None else required
     return {"type": "object", "properties": properties, "additionalProperties": False,
-            "required": list(properties) if required is None else required}
+            **({"required": needed} if needed else {})}
 
 
 TEAM = strict({"balance_micro": integer(0, MAX_MICRO), "name": text()}, [])
@@ -60,7 +62,7 @@ SATURATION = strict({"saturated": {"type": "boolean"}, "max_in_flight": integer(
                      "max_per_second": integer(0, MAX_SATURATION), "retry_after_s": integer(0, MAX_SATURATION)}, [])
 CANNED_ROW = {**strict({"method": text(20), "path": text(2000), "status": integer(200, 599),
                         "headers": {"type": "object", "maxProperties": 50, "additionalProperties": {
-                            "type": "string", "maxLength": 2000, "pattern": r"^[\t\x20-\x7e]*\Z"}},
+                            "type": "string", "maxLength": 2000, "pattern": r"^[\t\x20-\x7e]*$"}},
                         "body": {}}, []),
               "description": "method and path: * (any) or exact; header names are HTTP tokens; "
                              "integers in body within 64 bits"}
@@ -68,12 +70,12 @@ UPSTREAM = {**strict({"provider": text(), "responses": {"type": "array", "minIte
                                                         "items": CANNED_ROW},
                       "fake": text()}, ["provider"]),
             "oneOf": [{"required": ["responses"]}, {"required": ["fake"]}]}
-LOGIN_APPROVE = strict({"email": {"type": "string", "minLength": 3, "maxLength": 320, "pattern": r"^[^@]+@[^@]+\Z"},
+LOGIN_APPROVE = strict({"email": {"type": "string", "minLength": 3, "maxLength": 320, "pattern": r"^[^@]+@[^@]+$"},
                         "org": text(200)}, ["email"])
 CONSENT = strict({"grant": {"type": "boolean"}}, [])
 RECORDING = strict({"simulated": {"type": "boolean"}})
 PROVIDER = strict({"provider": {"type": "string", "maxLength": 64, "pattern": _SLUG},
-                   "host": {"type": "string", "maxLength": 253, "pattern": r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?\Z"},
+                   "host": {"type": "string", "maxLength": 253, "pattern": r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$"},
                    "display_name": text(200), "trial_allowance": integer(1, 10**6)}, ["provider"])
 PARAM = strict({"type": {"type": "string", "enum": ["string", "integer", "number", "boolean"]},
                 "required": {"type": "boolean"}, "note": {"type": "string", "maxLength": 500},
@@ -81,7 +83,7 @@ PARAM = strict({"type": {"type": "string", "enum": ["string", "integer", "number
                                       {"type": "boolean"}]}}, [])
 COST = {**strict({"type": {"type": "string", "enum": list(COST_TYPES)}, "value": integer(0, MAX_MICRO)}),
         "nullable": True}
-_ENTRY_ID = r"^[a-z0-9-]*[a-z][a-z0-9-]*(\.[A-Za-z0-9_-]+){2,}\Z"  # <provider>.<area>.<action>
+_ENTRY_ID = r"^[a-z0-9-]*[a-z][a-z0-9-]*(\.[A-Za-z0-9_-]+){2,}$"  # <provider>.<area>.<action>
 ENTRY = strict({"id": {"type": "string", "maxLength": 200, "pattern": _ENTRY_ID},
                 "method": {"type": "string", "enum": ["GET", "POST", "get", "post"]},
                 "path": {"type": "string", "maxLength": 2000, "pattern": r"^/"},
@@ -106,6 +108,10 @@ _TYPES: dict[str, Any] = {"object": dict, "array": list, "string": str, "boolean
 
 @functools.lru_cache(maxsize=64)
 def _regex(pattern: str) -> re.Pattern[str]:
+    """The schema's ``pattern`` (ECMA-262, as OpenAPI reads it) for Python: a final ``$`` is the end
+    of the text there, where Python's also matches before a final newline."""
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + "\\Z"
     return re.compile(pattern)
 
 

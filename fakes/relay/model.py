@@ -99,9 +99,12 @@ class RelayModel(CallPipeline):
             raise ControlError(404, f"no team {team_id!r}", code="not_found")
         return team
 
-    def known_provider(self, service: str) -> None:
+    def known_provider(self, service: str, *, status: int = 404) -> None:
+        """Refuse a provider the catalogue lacks: 404, or ``status`` where the request's own target
+        exists (a team's tool: 409, so that a 404 there means the team)."""
         if self.provider(service) is None:
-            raise ControlError(404, f"no provider {service!r} in the catalogue", code="not_found")
+            raise ControlError(status, f"no provider {service!r} in the catalogue (POST /_fake/providers adds one)",
+                               code="not_found" if status == 404 else "unknown_provider", field="provider")
     # -- upstreams -------------------------------------------------------------------------------
     def register_upstream(self, provider: str, handler: Handler, spec: dict[str, Any] | None = None) -> None:
         self.known_provider(provider)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG, json_response_spec
+from fakes.kernel.openapi import CONTROL_TAG, beyond_schema, json_response_spec
 
 from . import bodies
 from .accounts import openapi as accounts_openapi
@@ -143,12 +143,6 @@ def document(settings: RelaySettings) -> dict[str, Any]:
             "200": json_response_spec(_obj({"platforms": {"type": "array", "items": _OBJ}})), "4XX": client_error}}},
         "/balance": {"get": {"summary": "The team's balance in micro-USD", "security": security,
                              "responses": {"200": json_response_spec(balance), "401": unauthorized}}},
-        "/tools/{provider}": {"get": {
-            "summary": "A provider's endpoints as plain text (append .md for Markdown)",
-            "parameters": [{"name": "provider", "in": "path", "required": True, "schema": _STR}],
-            "responses": {"200": {"description": "OK", "content": {"text/plain": {"schema": _STR},
-                                                                   "text/markdown": {"schema": _STR}}},
-                          "404": json_response_spec(error, "no such provider")}}},
         "/mcp/v2/": {
             "get": {"summary": "What the connector is (name, transport, tools)", "tags": ["mcp"],
                     "responses": {"200": json_response_spec(_obj({"name": _STR, "transport": _STR, "tools": {
@@ -171,6 +165,15 @@ def document(settings: RelaySettings) -> dict[str, Any]:
                               "401": unauthorized}}},
     }
     paths.update(accounts_openapi.paths(error, security))
+    # treg serves a provider's page and its tools (by id) at the same path: one path item, whose GET
+    # names the parameter as a provider's slug
+    paths["/tools/{tool_id}"]["get"] = {
+        "summary": "A provider's endpoints as plain text (append .md for Markdown)",
+        "parameters": [{"name": "tool_id", "in": "path", "required": True, "schema": _STR,
+                        "description": "here a provider's slug (PATCH and DELETE take a tool's id)"}],
+        "responses": {"200": {"description": "OK", "content": {"text/plain": {"schema": _STR},
+                                                               "text/markdown": {"schema": _STR}}},
+                      "404": json_response_spec(error, "no such provider")}}
     paths["/mcp/"] = paths["/mcp/v2/"]  # treg's own path; the seed's /mcp/v2/ too
     paths["/catalog/platforms/{slug}"] = {"get": {
         "summary": "One provider's entries, grouped by capability",
@@ -209,7 +212,8 @@ def _control_paths() -> dict[str, Any]:
         operation: dict[str, Any] = {"tags": [CONTROL_TAG], "summary": summary, "security": [], "responses": {
             status: json_response_spec(answer), "400": json_response_spec(control_error, "bad body"),
             "404": json_response_spec(control_error, "no such team, provider, fake, login or checkout"),
-            "409": json_response_spec(control_error, "a provider, host or entry id that is taken"),
+            "409": json_response_spec(control_error, "a provider, host or entry id that is taken; a team's tool "
+                                                     "or secret for a provider the catalogue lacks"),
             **{code: json_response_spec(control_error, "refused") for code in more}}}
         if body is not None:
             operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
@@ -218,9 +222,9 @@ def _control_paths() -> dict[str, Any]:
         return operation
 
     upstreams = op("Answer a provider with a canned table or another served fake", bodies.UPSTREAM, "201")
-    upstreams[ACCEPTANCE_BEYOND_SCHEMA] = ("canned header names must be HTTP tokens and integers in a canned body "
-                                           "must fit 64 bits (OpenAPI 3.0 has no propertyNames, and an untyped "
-                                           "body no bounds)")
+    upstreams.update(beyond_schema("canned header names must be HTTP tokens and integers in a canned body must "
+                                   "fit 64 bits (OpenAPI 3.0 has no propertyNames, and an untyped body no bounds)",
+                                   "responses.headers", "responses.body"))
     return {
         "/_fake/teams": {"post": op("Create a team with a token (balance defaults to $1.00)", bodies.TEAM, "201")},
         "/_fake/teams/{team_id}": {"get": op("A team: balance, holds, tools, secrets, ledger", None, extra=team_id)},

@@ -19,6 +19,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import json_response, parse_query, query_int
+from fakes.kernel.routing import claim_methods
 from fakes.kernel.verdicts import flag
 
 from . import asyncjobs, pages, rules
@@ -213,8 +214,10 @@ async def text_page(request: Request) -> Response:
 
 @functools.cache
 def routes() -> list[BaseRoute]:
-    """The relay's routes, built once per process and shared by every fake and world."""
-    return [
+    """The relay's routes, built once per process and shared by every fake and world. A method a
+    path does not take is a 405 naming those it does (treg's FastAPI would let ``DELETE
+    /connections/token`` reach ``DELETE /connections/{secret_id}``, a 422: the document's path owns it)."""
+    return claim_methods([
         Route("/call/{target:path}", call, methods=list(CALL_METHODS)),
         Route("/catalog/search", search, methods=["GET"]),
         Route("/catalog/endpoints/{entry_id}/access", access, methods=["GET"]),
@@ -228,7 +231,7 @@ def routes() -> list[BaseRoute]:
         Route("/tools/{provider}", text_page, methods=["GET"]),
         Mount("/mcp/v2", app=MCP_APP),
         Mount("/mcp", app=MCP_APP),
-    ]
+    ])
 
 
 def _token(request: Request, raw: bytes | None) -> str | None:

@@ -38,6 +38,9 @@ MAX_SHARED_ROUTE_SETS = 32
 class VideoFake(Fake):
     name = "video"
     title = "Video API"
+    state_required_fields = ("attachments", "buckets", "exported_ms", "live_streams", "players", "plays", "projects",
+                             "status_polls", "summaries", "upload_tokens", "usage", "video_count", "videos",
+                             "watermarks", "webhooks")
     default_port = 8705
     settings_class = VideoSettings
     client_rules = RULES

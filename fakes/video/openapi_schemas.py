@@ -53,7 +53,7 @@ VIDEO: Schema = {
                       "description": "sandbox: 24 hours after createdAt; production: null"},
         "discarded": {"type": "boolean"},
         "language": {"type": "string", "enum": list(LANGUAGES)},
-        "languageOrigin": {"type": "string", "enum": ["api", "auto"], "nullable": True},
+        "languageOrigin": {"type": "string", "enum": ["api", "auto", None], "nullable": True},
         "tags": {"type": "array", "items": {"type": "string"}},
         "metadata": {"type": "array", "items": METADATA},
         "source": {"type": "object", "properties": {
@@ -84,7 +84,7 @@ _COMMON_FIELDS: Schema = {
     "playerId": {"type": "string", "pattern": PLAYER_ID, "description": "a player theme of the project (404 if none)"},
     "tags": {"type": "array", "maxItems": 100, "items": {"type": "string", "maxLength": 255}},
     "metadata": {"type": "array", "maxItems": 100, "items": METADATA},
-    "language": {"type": "string", "enum": list(LANGUAGES), "nullable": True},
+    "language": {"type": "string", "enum": [*LANGUAGES, None], "nullable": True},
     "transcript": {"type": "boolean"},
     "transcriptSummary": {"type": "boolean"},
     "transcriptSummaryAttributes": {"type": "array", "minItems": 1,

@@ -74,7 +74,7 @@ def routes(api: Api) -> list[BaseRoute]:
     async def players(request: Request, project: Project) -> Response:
         model: VideoModel = api.model
         if request.method == "POST":
-            theme = model.create_player(project, await read_json_object(request))
+            theme = model.create_player(project, await read_json_object(request, required=True))
             return json_response(theme_json(request, theme), 201)
         query = api.paging(request)
         sort_by = choice(request, "sortBy", ("name", "createdAt", "updatedAt")) or "createdAt"

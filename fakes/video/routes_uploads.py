@@ -76,7 +76,7 @@ def routes(api: Api) -> list[BaseRoute]:
         model: VideoModel = api.model
         now = model.clock.now_ms()
         if request.method == "POST":
-            body = await read_json_object(request)
+            body = await read_json_object(request, required=True)
             with model.lock:
                 created = model.upload_tokens.create(project.project_id, body, now)
             return json_response(created.to_json(atom))

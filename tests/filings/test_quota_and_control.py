@@ -133,7 +133,6 @@ def test_backdated_and_scheduled_filings(fake: FilingsFake, enterprise: httpx.Cl
     ("/_fake/companies", {"name": "X", "country_code": "DE", "lei": "12345"}),
     ("/_fake/companies", {"name": "X", "country_code": "DE", "sub_industry_code": "9999"}),
     ("/_fake/companies", {"name": "X", "country_code": "DE", "colour": "red"}),
-    ("/_fake/filings", {"company": 999_999}),
     ("/_fake/filings", {"company": 1, "filing_type": "Novel"}),
     ("/_fake/filings", {"company": 1, "language": "xx"}),
     ("/_fake/filings", {"company": 1, "release_datetime": "soon"}),
@@ -143,6 +142,21 @@ def test_control_plane_rejects_bad_bodies(enterprise: httpx.Client, path: str, b
     response = enterprise.post(path, json=body)
     assert response.status_code == 400, response.text
     assert set(response.json()) == {"error", "message"}
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/_fake/filings", {"company": 999_999}),
+    ("/_fake/merges", {"shell_id": 999_999, "canonical_id": 1}),
+    ("/_fake/merges", {"shell_id": 1, "canonical_id": 999_999}),
+])
+def test_a_reference_to_no_company_is_a_404(enterprise: httpx.Client, path: str, body: dict[str, object]) -> None:
+    """Issue 32, item 6: a well-formed body naming no company is not a bad body (schemathesis counts
+    such a 400 as a schema-valid request refused): the company is not there, and nothing changes."""
+    before = enterprise.get("/_fake/state").json()["model"]
+    response = enterprise.post(path, json=body)
+    assert response.status_code == 404, response.text
+    assert response.json()["error"] == "not_found" and "999999" in response.json()["message"]
+    assert enterprise.get("/_fake/state").json()["model"] == before
 
 
 def test_identifiers_must_be_unique(fake: FilingsFake, enterprise: httpx.Client) -> None:

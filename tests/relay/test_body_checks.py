@@ -110,3 +110,13 @@ def test_the_document_publishes_the_schemas_the_server_checks(fake: RelayFake) -
     assert published[("/_fake/teams", "post")] == bodies.TEAM
     assert published[("/_fake/catalog/entries", "post")] == bodies.ENTRY
     assert published[("/_fake/upstreams", "post")] == bodies.UPSTREAM
+
+
+@pytest.mark.parametrize("value", ["mailscout\n", "abc\n"])
+def test_a_pattern_ending_in_dollar_refuses_a_final_newline(fake: RelayFake, value: str) -> None:
+    """The published patterns are ECMA-262's (OpenAPI's), where ``$`` is the end of the text: the
+    relay's check reads a final ``$`` as Python's ``\\Z``, so a trailing newline stays refused."""
+    assert bodies.PROVIDER["properties"]["provider"]["pattern"].endswith("$")
+    refused = fake.client().post("/_fake/providers", json={"provider": value})
+    assert refused.status_code == 400 and refused.json()["field"] == "provider"
+    assert bodies.problem({"provider": value.strip()}, bodies.PROVIDER, "") is None

@@ -42,7 +42,9 @@ def test_teams_tools_secrets_topup_and_ledger(fake: RelayFake, control: httpx.Cl
     ("/_fake/teams", {"balance_micro": 1.5}, 400),
     ("/_fake/teams", {"colour": "red"}, 400),
     ("/_fake/teams/team_99/tools", {"provider": "mailscout", "key": "k"}, 404),
-    ("/_fake/teams/team_1/tools", {"provider": "nope", "key": "k"}, 404),
+    # the team exists: a 404 would say it does not (issue 32 item 6, schemathesis's stateful phase)
+    ("/_fake/teams/team_1/tools", {"provider": "nope", "key": "k"}, 409),
+    ("/_fake/teams/team_1/secrets", {"provider": "nope", "secret": "s"}, 409),
     ("/_fake/teams/team_1/tools", {"provider": "mailscout"}, 400),
     ("/_fake/teams/team_1/topup", {"amount_micro": 0}, 400),
     ("/_fake/upstreams", {"provider": "mailscout"}, 400),

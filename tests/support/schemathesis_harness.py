@@ -15,20 +15,51 @@ from collections.abc import Callable
 from typing import Any
 
 import schemathesis
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from schemathesis.config import SchemathesisConfig
 from schemathesis.generation import GenerationMode
+from schemathesis.generation.hypothesis.builder import HypothesisTestConfig, HypothesisTestMode, create_test
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from fakes.kernel.fake import Fake
-from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, CONTROL_TAG
+from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, BEYOND_SCHEMA_FIELDS, CONTROL_TAG
 
 #: called with each generated case and a drawn boolean, e.g. to point path ids at real records
 CaseTweak = Callable[[Any, bool], None]
 
 
+def checks_excluded(operation: Any, case: Any, positive: bool) -> list[Any]:
+    """The checks a case of ``operation`` is spared: positive data acceptance where the operation says
+    why a schema-valid request may be refused (``ACCEPTANCE_BEYOND_SCHEMA``). When it names the body
+    fields the reason is about (``BEYOND_SCHEMA_FIELDS``), a positive case loses those fields instead
+    (changed in place) and must then be accepted: the reason excuses nothing else."""
+    raw = operation.definition.raw
+    if ACCEPTANCE_BEYOND_SCHEMA not in raw:
+        return []
+    fields = raw.get(BEYOND_SCHEMA_FIELDS)
+    if not (fields and positive and isinstance(case.body, dict)):
+        return [positive_data_acceptance]
+    for dotted in fields:
+        _drop(case.body, dotted.split("."))
+    return []
+
+
+def _drop(value: Any, names: list[str]) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _drop(item, names)
+    elif isinstance(value, dict):
+        if len(names) == 1:
+            value.pop(names[0], None)
+        else:
+            _drop(value.get(names[0]), names[1:])
+
+
 def load_schema(fake: Fake, *, with_control_plane: bool = False) -> Any:
-    schema = schemathesis.openapi.from_asgi("/openapi.json", fake.app)
+    # schemathesis's defaults, not the repository's schemathesis.toml (for `st run`): what an operation
+    # is spared is decided here, per case (checks_excluded)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", fake.app, config=SchemathesisConfig())
     schema.config.update(headers=fake.auth_headers())
     return schema if with_control_plane else schema.exclude(tag=CONTROL_TAG)
 
@@ -42,23 +73,43 @@ def run_operation(fake: Fake, label: str, *, max_examples: int, tweak: CaseTweak
     """Hypothesis over one operation, valid and invalid cases; returns the number of cases sent."""
     schema = load_schema(fake, with_control_plane=with_control_plane)
     operation = next(op.ok() for op in schema.get_all_operations() if op.ok().label == label)
-    strategy = st.one_of(operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
-                         operation.as_strategy(generation_mode=GenerationMode.NEGATIVE))
+    strategy = st.one_of(operation.as_strategy(generation_mode=GenerationMode.POSITIVE).map(lambda c: (c, True)),
+                         operation.as_strategy(generation_mode=GenerationMode.NEGATIVE).map(lambda c: (c, False)))
     sent = [0]
-    # an operation that says why its acceptance goes beyond its schema (an upload that must be a JPEG,
-    # say) is spared only the positive-data-acceptance check, as on the control plane
-    excluded = [positive_data_acceptance] if ACCEPTANCE_BEYOND_SCHEMA in operation.definition.raw else []
 
     # FAKES_HYPOTHESIS_EXPLORE=1 draws new cases instead of CI's fixed, repeatable ones
     @settings(max_examples=max_examples, deadline=None, database=None,
               derandomize=not os.environ.get("FAKES_HYPOTHESIS_EXPLORE"),
               suppress_health_check=list(HealthCheck))
-    @given(case=strategy, flag=st.booleans())
-    def check(case: Any, flag: bool) -> None:
+    @given(drawn=strategy, flag=st.booleans())
+    def check(drawn: tuple[Any, bool], flag: bool) -> None:
+        case, positive = drawn
         if tweak is not None:
             tweak(case, flag)
         sent[0] += 1
-        case.call_and_validate(excluded_checks=excluded)
+        # an operation that says why its acceptance goes beyond its schema (an upload that must be a
+        # JPEG, say) is spared the positive-data-acceptance check, as on the control plane
+        case.call_and_validate(excluded_checks=checks_excluded(operation, case, positive))
 
     check()
+    return sent[0]
+
+
+def run_coverage(operation: Any) -> int:
+    """Schemathesis's coverage phase on one operation, as ``st run`` runs it before fuzzing: a fixed
+    set of cases (each boundary of each schema, valid and not: the longest string, a missing required
+    field, an undeclared method), every one checked with all checks (but as :func:`checks_excluded`
+    says). Deterministic, no drawing; returns the number of cases sent."""
+    sent = [0]
+
+    def check(case: Any) -> None:
+        sent[0] += 1
+        positive = case.meta is None or case.meta.generation.mode is GenerationMode.POSITIVE
+        case.call_and_validate(excluded_checks=checks_excluded(operation, case, positive))
+
+    test = create_test(operation=operation, test_func=check, config=HypothesisTestConfig(
+        project=operation.schema.config, modes=[HypothesisTestMode.COVERAGE],
+        settings=settings(phases=[Phase.explicit], deadline=None, database=None,
+                          suppress_health_check=list(HealthCheck))))
+    test()
     return sent[0]

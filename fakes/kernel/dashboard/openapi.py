@@ -6,7 +6,7 @@ from typing import Any
 
 from ..openapi import CONTROL_TAG, json_response_spec
 from .assets import ASSET_TYPES
-from .routes import MAX_TOKEN
+from .routes import MAX_IMAGE_PATH, MAX_TOKEN
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
           "required": ["error", "message"]}
@@ -70,7 +70,7 @@ def dashboard_paths() -> dict[str, Any]:
              "400": json_response_spec(_ERROR, "not a path"),
              "404": json_response_spec(_ERROR, "no picture there")},
             parameters=[{"name": "path", "in": "query", "required": True, "description": "below the fake's base URL",
-                         "schema": {"type": "string", "maxLength": 2000, "pattern": "^[^?]*$"}}])},
+                         "schema": {"type": "string", "maxLength": MAX_IMAGE_PATH, "pattern": "^[^?]*$"}}])},
         "/_fake/ui/panels": {"get": _op(
             "The service's own dashboard panels: titled tables, timelines and facts read from its state",
             {"200": json_response_spec(_PANELS), "401": json_response_spec(_ERROR, "no control token")})},

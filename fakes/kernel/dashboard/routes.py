@@ -173,8 +173,9 @@ async def asset(request: Request) -> Response:
 async def image(request: Request) -> Response:
     """A picture the service serves (a panel's image cell), fetched from its own route in process
     so that the dashboard's looking leaves no trace: no journal entry, no fault, no verdict."""
-    path = "/" + request.query_params.get("path", "").lstrip("/")
-    if len(path) > MAX_IMAGE_PATH or "?" in path:
+    given = request.query_params.get("path", "")
+    path = "/" + given.lstrip("/")
+    if len(given) > MAX_IMAGE_PATH or "?" in path:  # the parameter's length, as documented
         raise ControlError(400, "path must be a path below the fake's base URL", code="invalid_parameter",
                            field="path")
     status, media_type, body = await _service_get(_fake(request), request, path)

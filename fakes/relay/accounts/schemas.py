@@ -13,12 +13,12 @@ from typing import Any
 Schema = dict[str, Any]
 STR: Schema = {"type": "string", "maxLength": 10_000}
 BOOL: Schema = {"type": "boolean"}
-TAG_KEY = r"^[a-z0-9_]{1,32}\Z"
+TAG_KEY = r"^[a-z0-9_]{1,32}$"
 NOT_BLANK = r"[^\t\n\v\f\r ]"
 
 
 def obj(properties: dict[str, Schema], required: tuple[str, ...] = ()) -> Schema:
-    return {"type": "object", "properties": properties, "required": list(required)}
+    return {"type": "object", "properties": properties, **({"required": list(required)} if required else {})}
 
 
 def text(most: int = 500, *, blank: bool = True) -> Schema:
@@ -29,7 +29,8 @@ def text(most: int = 500, *, blank: bool = True) -> Schema:
 
 
 def null(schema: Schema) -> Schema:
-    return {**schema, "nullable": True}
+    """``schema`` or null (an enum lists null too: OpenAPI 3.0.3 lets the enum restrict nullable)."""
+    return {**schema, "nullable": True, **({"enum": [*schema["enum"], None]} if "enum" in schema else {})}
 
 
 def integer(low: int = -(2**53), high: int = 2**53) -> Schema:
@@ -40,7 +41,7 @@ def strings(most: int = 500, items: int = 1000) -> Schema:
     return {"type": "array", "items": text(most), "maxItems": items}
 
 
-EMAIL = {"type": "string", "minLength": 3, "maxLength": 320, "pattern": r"^[^@]+@[^@]+\Z"}
+EMAIL = {"type": "string", "minLength": 3, "maxLength": 320, "pattern": r"^[^@]+@[^@]+$"}
 ROLE_INVITE = {"type": "string", "enum": ["viewer", "member", "admin"]}
 ROLE = {"type": "string", "enum": ["viewer", "member", "admin", "owner"]}
 ID = integer(1, 2**53)
@@ -55,7 +56,7 @@ OBJECTS = {"type": "array", "maxItems": 100, "items": {"type": "object"}}
 BINDING_FIELDS: dict[str, Schema] = {
     "injector": {"type": "string", "enum": ["env", "cli_auth", "secret_file", "oauth"]},
     "location": {"type": "string", "enum": ["header", "query"]},
-    "name": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z"},
+    "name": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},
     "format": {"type": "string", "maxLength": 500,
                "description": "its only placeholder is {secret} (another is 403)"},
     "secret_field": {"type": "string", "minLength": 1, "maxLength": 200},
@@ -72,7 +73,7 @@ CLI_PROFILE = {"type": "object", "nullable": True, "properties": {
     "deny": {"type": "array", "maxItems": 50, "items": text(500)}}}
 USD = {"type": "number", "minimum": 1, "maximum": 2_000}
 
-CLI_APPROVE = obj({"login_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]{8,128}\Z"}, "code": null(text(20)),
+CLI_APPROVE = obj({"login_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]{8,128}$"}, "code": null(text(20)),
                    "org": null(text(200))}, ("login_id",))
 EMAIL_START = obj({"email": EMAIL}, ("email",))
 EMAIL_VERIFY = obj({"email": EMAIL, "code": text(20)}, ("email", "code"))
@@ -82,10 +83,10 @@ ORG = obj({"name": text(200, blank=False)}, ("name",))
 INVITE = obj({"email": EMAIL, "role": ROLE_INVITE, "expires_days": integer(-(2**31), 2**31),
               "tool_access": null(strings(200)), "project_access": PROJECT_REFS, "local_run_enabled": BOOL,
               "landing": null({"type": "string", "maxLength": 300,
-                               "pattern": r"^/app/(skills|tools)/[A-Za-z0-9][A-Za-z0-9._%-]*\Z"})}, ("email",))
+                               "pattern": r"^/app/(skills|tools)/[A-Za-z0-9][A-Za-z0-9._%-]*$"})}, ("email",))
 ACCEPT = obj({"code": text(200), "email": EMAIL}, ("code", "email"))
 ONBOARD = obj({"team_name": text(200)})
-TEAMMATE = obj({"email": {**EMAIL, "pattern": r"^[^@]+@demo\.treg\.local\Z"}}, ("email",))
+TEAMMATE = obj({"email": {**EMAIL, "pattern": r"^[^@]+@demo\.treg\.local$"}}, ("email",))
 ORG_SETTINGS = obj({"daily_cap_micro": null(integer(0, 10**12)),
                     "budget_dims": null({"type": "array", "maxItems": 3,
                                          "items": {"type": "string", "pattern": TAG_KEY}}),
@@ -104,7 +105,7 @@ AGENT = obj({"name": text(100, blank=False), "role": ROLE_INVITE, "daily_call_ca
              "promoted_member": null(text(320)), "promoted_client": null(text(64)),
              "pinned_tags": null({"type": "object", "maxProperties": 5, "description": "keys: 1-32 of [a-z0-9_] "
                                   "(a key the relay cannot record is 403)", "additionalProperties": {
-                 "type": "string", "minLength": 1, "maxLength": 128, "pattern": r"^[A-Za-z0-9._:-]+\Z"}})},
+                 "type": "string", "minLength": 1, "maxLength": 128, "pattern": r"^[A-Za-z0-9._:-]+$"}})},
             ("name",))
 PROJECT = obj({"name": {**text(200, blank=False), "pattern": "[A-Za-z0-9]"}}, ("name",))
 PIN = obj({"capability": text(200), "provider": text(100)}, ("capability", "provider"))
@@ -119,7 +120,7 @@ SECRET = obj({"name": text(200), "value": text(100_000), "kind": text(40), "bund
              ("name", "value"))
 SECRET_UPDATE = obj({"name": null(text(200)), "value": null(text(100_000)), "kind": null(text(40))})
 BASE_URL = {"type": "string", "maxLength": 2000,
-            "pattern": r"^https?://[A-Za-z0-9]([A-Za-z0-9.-]{0,252})(:[0-9]{1,5})?(/[!-~]*)?\Z"}
+            "pattern": r"^https?://[A-Za-z0-9]([A-Za-z0-9.-]{0,252})(:[0-9]{1,5})?(/[!-~]*)?$"}
 TOOL_FIELDS = {"base_url": BASE_URL, "bindings": null(BINDINGS), "health_check": null({"type": "object"}),
                "examples": null(OBJECTS), "cli": CLI_PROFILE,
                "project": null({"anyOf": [text(200), integer(0, 2**53)]})}
