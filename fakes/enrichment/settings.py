@@ -53,12 +53,12 @@ class EnrichmentSettings(FakeSettings):
         "help": "name of the v2 person profile's enrichment-status header, pending or complete "
                 "(real: X-NinjaPear-Enrichment-Status)"})
     detailed_enrichment_s: int = field(default=20, metadata={
-        "help": "seconds of virtual time the detailed enrichment started by enrichment=fast takes (the "
-                "reference: poll 10 to 30 s later)"})
+        "help": "seconds of virtual time the detailed enrichment started by enrichment=fast takes (documented: "
+                "poll 10 to 30 s later)"})
     cache_window_days: int = field(default=29, metadata={
         "help": "freshness window of use_cache=if-recent: a repeat inside it costs 0"})
     updates_cache_window_days: int = field(default=1, metadata={
-        "help": "freshness window of company updates (the reference: if-recent means 1 day there)"})
+        "help": "freshness window of company updates (documented: if-recent means 1 day there)"})
     unknown_share: float = field(default=0.02, metadata={
         "help": "average share of websites (besides *.invalid) that are unknown: 404; weighted per company "
                 "by coverage_weights"})
@@ -67,7 +67,7 @@ class EnrichmentSettings(FakeSettings):
                 "employees, small <= 50, medium <= 200, large <= 1000, enterprise above, public listed); "
                 "all 1 for uniform misses"})
     transient_failure_share: float = field(default=0.0, metadata={
-        "help": "share of live (uncached) lookups of the operations the reference gives a 503 that fail "
+        "help": "share of live (uncached) lookups of the operations documented with a 503 that fail "
                 "for a while: 503 with Retry-After (funding: 200 with error_code service_temp_unavailable), "
                 "never charged; a retry once Retry-After has passed is served"})
     transient_retry_after_s: int = field(default=5, metadata={
@@ -76,12 +76,12 @@ class EnrichmentSettings(FakeSettings):
         "help": "paths that answer 410 'This API is deprecated' (uncharged, before the key check): exact "
                 "paths of the route table or prefixes ending in *; by default the Proxycurl API's"})
     charge_failed_like_real: bool = field(default=False, metadata={
-        "help": "charge website lookups and 404-no-data answers as the real service does (the seed: "
+        "help": "charge website lookups and 404-no-data answers as the real service does (documented: "
                 "failed requests are never charged)"})
     costs: dict[str, float] = field(default_factory=dict, metadata={
         "help": "base credits per operation, over the built-in table (e.g. {\"product_listing\": 3})"})
     details_max_cost: float = field(default=6, metadata={
-        "help": "cap of company details with every flag (seed: up to 6; real: 8)"})
+        "help": "cap of company details with every flag (documented: up to 6; real: 8)"})
     minimum_charge: float = field(default=0.1, metadata={
         "help": "least credits a successful, uncached paid call costs"})
     trial_days: int = field(default=3, metadata={"help": "lifetime of a trial key"})

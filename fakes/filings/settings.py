@@ -23,7 +23,7 @@ class FilingsSettings(FakeSettings):
     max_page_size: int = field(default=100, metadata={
         "help": "largest page_size a page holds: a larger one is cut to it (200, as Django REST framework does) and "
                 "breaks the warning filings/lenient-input"})
-    free_quota: int = field(default=100, metadata={"help": "calls a year of a free key (seed: 100)"})
+    free_quota: int = field(default=100, metadata={"help": "calls a year of a free key (documented: 100)"})
     standard_quota: int = field(default=0, metadata={"help": "calls a year of a standard key; 0 = unlimited"})
     level2_quota: int = field(default=0, metadata={"help": "calls a year of a level2 key; 0 = unlimited"})
     enterprise_quota: int = field(default=0, metadata={

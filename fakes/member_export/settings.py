@@ -28,7 +28,7 @@ class MemberExportSettings(FakeSettings):
     accepted_version: str = field(default="202312", metadata={
         "help": "the single accepted value of the version header; anything else is 426"})
     token_lifetime_s: int = field(default=31_536_000, metadata={
-        "help": "expires_in of issued access tokens (seed: about one year; no refresh token)"})
+        "help": "expires_in of issued access tokens (documented: about one year; no refresh token)"})
     scope: str = field(default="r_dma_portability_self_serve", metadata={
         "help": "OAuth scope a token needs for the portability endpoints"})
     eligible_regions: list[str] = field(default_factory=lambda: list(ELIGIBLE_REGIONS), metadata={
@@ -42,7 +42,7 @@ class MemberExportSettings(FakeSettings):
     sizes: dict[str, int] = field(default_factory=dict, metadata={
         "help": "records per domain for new members; overrides the seeded default sizes"})
     invitation_history_days: int = field(default=183, metadata={
-        "help": "INVITATIONS keeps only this many days (seed: last 6 months)"})
+        "help": "INVITATIONS keeps only this many days (documented: last 6 months)"})
     changelog_retention_days: int = field(default=28, metadata={
         "help": "changelog events are kept, and startTime may look back, this many days"})
     changelog_max_count: int = field(default=50, metadata={"help": "largest accepted changelog count"})
@@ -54,7 +54,7 @@ class MemberExportSettings(FakeSettings):
     processing_delay_s: int = field(default=5, metadata={
         "help": "seconds between a member's own action and its changelog event becoming visible"})
     reply_delay_s: int = field(default=7_200, metadata={
-        "help": "seconds until a received message shows in the changelog (seed: within hours)"})
+        "help": "seconds until a received message shows in the changelog (documented: within hours)"})
     poll_interval_s: int = field(default=3_600, metadata={
         "help": "documented changelog polling cadence; faster polls break member-export/polling-too-fast"})
     locale: str = field(default="en_US", metadata={"help": "faker locale of the generated data"})
@@ -67,7 +67,7 @@ class MemberExportSettings(FakeSettings):
         "help": "lifetime of a programmatic refresh token, fixed when the member authorizes (LinkedIn: 365 days)"})
     archive_on_consent: bool = field(default=False, metadata={
         "help": "the OAuth token exchange also starts archiving and the builds (LinkedIn's pages: 'automatically "
-                "registered'); default: POST /rest/memberAuthorizations does (the seed's DMA flow)"})
+                "registered'); default: POST /rest/memberAuthorizations does (the documented DMA flow)"})
     member_daily_limit: int = field(default=0, metadata={
         "help": "calls per member, application and resource per UTC day before 429 (0: no limit; LinkedIn "
                 "publishes no number, see the app's Analytics tab)"})

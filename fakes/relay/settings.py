@@ -19,10 +19,10 @@ class RelaySettings(FakeSettings):
                 "-Idempotent-Replay, -Error, -Served-By); X-Treg gives the real service's names and "
                 "its routed ids (treg.people.email.find)"})
     error_envelope: str = field(default="flat", metadata={
-        "help": "flat: the seed's 402 body {detail, error, balance_micro, ...}; detail: the real "
+        "help": "flat: the documented 402 body {detail, error, balance_micro, ...}; detail: the real "
                 "service's {detail: {error, message, balance_micro, ...}}"})
     start_balance_micro: int = field(default=1_000_000, metadata={
-        "help": "balance of a new team in micro-USD (seed: $1.00 free credit)"})
+        "help": "balance of a new team in micro-USD (documented: $1.00 free credit)"})
     topup_url: str = field(default="/app#billing", metadata={"help": "topup_url of the 402 body"})
     max_in_flight: int = field(default=512, metadata={
         "help": "calls forwarded at once above which the relay is saturated (503); 0: no limit"})
@@ -54,8 +54,8 @@ class RelaySettings(FakeSettings):
     record_upstream_requests: bool = field(default=False, metadata={
         "help": "log what the simulated providers are sent too (GET /_fake/upstreams/requests; registered upstreams "
                 "are always logged); costs every call a little and turns planned calls off"})
-    providers: int = field(default=60, metadata={"help": "catalogued providers (seed: about 60)"})
-    endpoints: int = field(default=2900, metadata={"help": "catalogued endpoints (seed: about 2,900)"})
+    providers: int = field(default=60, metadata={"help": "catalogued providers (documented: about 60)"})
+    endpoints: int = field(default=2900, metadata={"help": "catalogued endpoints (documented: about 2,900)"})
 
     def __post_init__(self) -> None:
         if self.error_envelope not in ("flat", "detail"):

@@ -36,15 +36,15 @@ class VideoSettings(FakeSettings):
         "help": "what the HLS manifest or the MP4 of a video whose source is in but not yet encoded answers: 202 with "
                 "an empty body (default; api.video's uploader polls the manifest while it gets that) or 404"})
     sandbox_max_duration_s: float = field(default=30.0, metadata={
-        "help": "longest source the sandbox accepts, in seconds (seed: 30)"})
+        "help": "longest source the sandbox accepts, in seconds (documented: 30)"})
     sandbox_retention_s: int = field(default=86_400, metadata={
-        "help": "a sandbox video is deleted this long after its creation (seed: 24 h)"})
+        "help": "a sandbox video is deleted this long after its creation (documented: 24 h)"})
     keep_discarded_videos: bool = field(default=False, metadata={
-        "help": "whether new projects have the reference's Video Restore feature: a deleted video is discarded "
+        "help": "whether new projects have api.video's Video Restore feature: a deleted video is discarded "
                 "(listed under /discarded/videos, restorable) for discarded_retention_s, then deleted; "
                 "POST /_fake/projects {\"keeps_discarded\": true} turns it on for one project"})
     discarded_retention_s: int = field(default=90 * 86_400, metadata={
-        "help": "how long a discarded video is kept before it is deleted for good (reference: 90 days)"})
+        "help": "how long a discarded video is kept before it is deleted for good (documented: 90 days)"})
     playback_country: str = field(default="US", metadata={
         "help": "the country (ISO 3166 alpha-2) analytics give plays of the fake's own player and HLS (it has no "
                 "IP geolocation); POST /_fake/plays names its own"})
@@ -52,12 +52,12 @@ class VideoSettings(FakeSettings):
         "help": "largest image upload (thumbnails, logos, watermarks), bytes"})
     token_lifetime_s: int = field(default=3_600, metadata={"help": "expires_in of /auth/api-key access tokens"})
     max_upload_bytes: int = field(default=200 * 1024 * 1024, metadata={
-        "help": "largest file part of one upload request (reference: 200 MiB); more is uploaded-file-too-large"})
+        "help": "largest file part of one upload request (documented: 200 MiB); more is uploaded-file-too-large"})
     min_chunk_bytes: int = field(default=5 * 1024 * 1024, metadata={
-        "help": "smallest Content-Range chunk except the last (reference: 5 MiB)"})
+        "help": "smallest Content-Range chunk except the last (documented: 5 MiB)"})
     max_parts: int = field(default=10_000, metadata={"help": "highest part number of a part upload"})
     max_total_bytes: int = field(default=52_428_800_000, metadata={
-        "help": "largest total_bytes of a byte-range upload (reference: 52,428,800,000)"})
+        "help": "largest total_bytes of a byte-range upload (documented: 52,428,800,000)"})
     queue_s: float = field(default=1.0, metadata={
         "help": "seconds an uploaded source waits (ingest status uploaded) before ingesting starts"})
     ingest_base_s: float = field(default=2.0, metadata={"help": "fixed part of the ingest time, seconds"})
@@ -72,10 +72,10 @@ class VideoSettings(FakeSettings):
         "help": "seconds from the captions to the generated summary"})
     default_page_size: int = field(default=25, metadata={"help": "pageSize when the request gives none"})
     min_page_size: int = field(default=1, metadata={
-        "help": "smallest pageSize (reference: 1-100 in the parameter, 10 in one 400 example)"})
+        "help": "smallest pageSize (documented: 1-100 in the parameter, 10 in one 400 example)"})
     max_page_size: int = field(default=100, metadata={"help": "largest pageSize"})
     rate_limits: dict[str, int] = field(default_factory=dict, metadata={
-        "help": "requests a minute per class (uploads, writes, reads); empty: the environment's reference "
+        "help": "requests a minute per class (uploads, writes, reads); empty: the environment's documented "
                 "limits (sandbox 40/40/100, production 100/200/500)"})
     webhook_other_hosts: str = field(default="refuse", metadata={
         "help": "a webhook URL outside loopback and webhook_hosts: refuse (400 at subscription) or record "
@@ -86,9 +86,9 @@ class VideoSettings(FakeSettings):
     status_poll_interval_s: float = field(default=2.0, metadata={
         "help": "polling one video's status again sooner than this (virtual seconds) breaks the tight-loop rule"})
     custom_domain_month_eur: float = field(default=60.0, metadata={
-        "help": "euros a month per extra custom domain of a project (seed: 60), reported in cost_eur"})
+        "help": "euros a month per extra custom domain of a project (documented: 60), reported in cost_eur"})
     prices: dict[str, float] = field(default_factory=dict, metadata={
-        "help": "dollar prices over the seed's: stored_minute_month, watched_minute, transcript_minute, "
+        "help": "dollar prices over the documented ones: stored_minute_month, watched_minute, transcript_minute, "
                 "summary_abstract_minute, summary_takeaways_minute"})
 
     def __post_init__(self) -> None:
