@@ -123,7 +123,7 @@ def parse_stub(rule_id: str, spec: Any, *, max_latency_ms: float, number: int, l
     raw_answers: Any = spec.get("responses")
     where = "responses"
     if "responses" not in spec:
-        raw_answers, where = [spec.get("response") or {}], "response"
+        raw_answers, where = [spec.get("response", {})], "response"  # false or null is no answer
     elif not isinstance(raw_answers, list) or not 1 <= len(raw_answers) <= MAX_ANSWERS:
         raise refuse("responses", f"must be a list of 1 to {MAX_ANSWERS} answers")
     answers = [parse_answer(answer, where if where == "response" else f"responses[{index}]", refuse,

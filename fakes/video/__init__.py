@@ -152,8 +152,7 @@ class VideoFake(Fake):
         "keeps_discarded", "custom_domains"}``. ``rate_limited=False``: no rate limit counts or refuses its
         requests (for load tests); ``keeps_discarded``: the Video Restore feature (default: the setting
         ``keep_discarded_videos``); ``custom_domains``: its extra custom domains (billed by the month)."""
-        if custom_domains:  # checked before the project is made
-            self.model.check_custom_domains(custom_domains)
+        self.model.check_custom_domains(custom_domains)  # before the project is made ({} is not 0)
         created = self.model.create_project(rate_limited=rate_limited, keeps_discarded=keeps_discarded)
         if custom_domains:
             self.model.set_custom_domains(created["project_id"], custom_domains)
@@ -161,7 +160,7 @@ class VideoFake(Fake):
 
     def set_custom_domains(self, project_id: Any, count: Any) -> dict[str, Any]:
         """A project's extra custom domains from now on: each is billed ``custom_domain_month_eur``
-        (seed: 60 euros) a month on the fake's clock, like storage (``usage()``'s ``cost_eur``)."""
+        (60 euros, api.video's price) a month on the fake's clock, like storage (``usage()``'s ``cost_eur``)."""
         return self.model.set_custom_domains(project_id, count)
 
     def set_keeps_discarded(self, project_id: Any, keeps_discarded: bool) -> dict[str, Any]:

@@ -7,7 +7,9 @@ journal keeps the streamed body; other routes keep their ``Content-Length``."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import ninjapear
@@ -34,6 +36,7 @@ def test_funding_and_similar_people_are_streamed_with_their_cost(served: tuple[E
                                                                  params: dict[str, str]) -> None:
     fake, key, base_url = served
     header = fake.settings.cost_header
+    before = len(fake.journal_entries(path=path))
     with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {key}"}) as http, \
             http.stream("GET", path, params={**params, "use_cache": "never"}) as response:
         assert response.status_code == 200
@@ -42,7 +45,7 @@ def test_funding_and_similar_people_are_streamed_with_their_cost(served: tuple[E
         cost = response.headers[header]  # known before the first byte of the body
         body = json.loads(b"".join(response.iter_raw()))
     assert body["credit_cost"] > 0 and float(cost) == body["credit_cost"]
-    entry = fake.journal_entries(path=path)[-1]
+    entry = _journaled(fake, path, before)
     assert json.loads(entry["response"]["body"]) == body  # the journal keeps what was streamed
     assert entry["response"]["body_length"] == len(json.dumps(body, separators=(",", ":"), ensure_ascii=False)
                                                    .encode())
@@ -80,3 +83,13 @@ def test_the_official_client_and_the_in_process_client_read_the_stream(served: t
     assert similar.status_code == 200 and similar.json()["similar_people"] is not None
     assert len(again.json()["funding_rounds"]) == len(funding.funding_rounds)
     assert again.headers[fake.settings.cost_header] == str(again.json()["credit_cost"])
+
+
+def _journaled(fake: EnrichmentFake, path: str, before: int) -> dict[str, Any]:
+    """The journal's entry of the last request to ``path``: the server journals a streamed answer
+    once its last chunk is sent, which may be a moment after the client has read it."""
+    deadline = time.monotonic() + 5
+    while len(entries := fake.journal_entries(path=path)) <= before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(entries) > before, f"no journal entry for {path}"
+    return entries[-1]

@@ -92,6 +92,8 @@ def test_a_literal_and_a_patterned_rule_keep_their_order(notes: NotesFake) -> No
     ({"response": {"json": {}, "body": "x"}}, "response.body"),
     ({"response": {"headers": {"X-A": "a\nb"}}}, "response.headers"),
     ({"response": {"colour": 1}}, "response.colour"),
+    ({"response": False}, "response"),
+    ({"response": None}, "response"),
     ({"responses": []}, "responses"),
     ({"response": {}, "responses": [{}]}, "responses"),
     ({"place": "after"}, "place"),

@@ -14,13 +14,14 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import jsonschema
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis.config import SchemathesisConfig
 from schemathesis.generation import GenerationMode
 from schemathesis.generation.hypothesis.builder import HypothesisTestConfig, HypothesisTestMode, create_test
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
 from fakes.kernel.fake import Fake
 from fakes.kernel.openapi import ACCEPTANCE_BEYOND_SCHEMA, BEYOND_SCHEMA_FIELDS, CONTROL_TAG
@@ -34,6 +35,8 @@ def checks_excluded(operation: Any, case: Any, positive: bool) -> list[Any]:
     why a schema-valid request may be refused (``ACCEPTANCE_BEYOND_SCHEMA``). When it names the body
     fields the reason is about (``BEYOND_SCHEMA_FIELDS``), a positive case loses those fields instead
     (changed in place) and must then be accepted: the reason excuses nothing else."""
+    if not positive and _form_text_is_valid(operation, case):
+        return [negative_data_rejection]
     raw = operation.definition.raw
     if ACCEPTANCE_BEYOND_SCHEMA not in raw:
         return []
@@ -43,6 +46,35 @@ def checks_excluded(operation: Any, case: Any, positive: bool) -> list[Any]:
     for dotted in fields:
         _drop(case.body, dotted.split("."))
     return []
+
+
+def _form_text_is_valid(operation: Any, case: Any) -> bool:
+    """Whether a negative case's form body is valid once sent: a form carries only text, so a number
+    or boolean given for a text field arrives as the text of it (``link=1.5`` is the string "1.5"),
+    and the server is right to accept it. Only the body's types are judged so; anything else that
+    makes the case invalid (a parameter, a header, a missing field) leaves it negative."""
+    if case.media_type not in ("multipart/form-data", "application/x-www-form-urlencoded") \
+            or not isinstance(case.body, dict):
+        return False
+    schema = next((body.definition.get("schema") for body in operation.body if body.media_type == case.media_type),
+                  None)
+    if schema is None or case.meta is None:
+        return False
+    if any(getattr(location, "value", location) != "body" and info.mode is GenerationMode.NEGATIVE
+           for location, info in case.meta.components.items()):
+        return False  # a query, path or header value is what makes it invalid
+    sent = {name: _as_form_text(value) for name, value in case.body.items()}
+    return jsonschema.Draft4Validator(schema).is_valid(sent)
+
+
+def _as_form_text(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.decode("latin-1")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value) if isinstance(value, float) else str(value)
+    return value
 
 
 def _drop(value: Any, names: list[str]) -> None:

@@ -48,7 +48,8 @@ def test_the_control_plane_sets_a_project_s_extra_domains_and_the_state_keeps_th
         for bad in ({"custom_domains": -1}, {"custom_domains": "2"}, {"custom_domains": 1.5},
                     {"custom_domains": 10_001}, {"custom_domains": True}, {}):
             assert control.patch(f"/_fake/projects/{project}", json=bad).status_code == 400, bad
-        assert control.post("/_fake/projects", json={"custom_domains": -2}).status_code == 400
+        for bad in ({"custom_domains": -2}, {"custom_domains": {}}, {"custom_domains": []}, {"custom_domains": ""}):
+            assert control.post("/_fake/projects", json=bad).status_code == 400, bad
         assert control.patch("/_fake/projects/nope", json={"custom_domains": 1}).status_code == 404
         usage = control.get("/_fake/usage", params={"project": project}).json()["projects"][project]
     assert usage["usage"]["custom_domain_months"] == pytest.approx(1.0)  # three domains for ten days
