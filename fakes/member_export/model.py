@@ -9,6 +9,7 @@ tokens live in :mod:`.members`, snapshot paging in :mod:`.snapshots`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import OrderedDict
 from typing import Any
 
@@ -21,7 +22,7 @@ from .actions import config_version, plan_action
 from .applications import Application, application_from_state
 from .auth_codes import AuthorizationCodes
 from .changelog import Changelog, Event
-from .data import DAY_MS, DataGenerator, Row, mix, person_urn_id
+from .data import DAY_MS, Row, generator, mix, person_urn_id
 from .domains import DOMAINS, SERVED_DOMAINS
 from .members import (
     FALLBACK_CONTACTS,
@@ -53,6 +54,12 @@ __all__ = ["SERVICE_ERROR_GENERIC", "Member", "MemberExportModel", "SnapshotPage
 MAX_COUNTER = 2**40  # counters number ids and tokens; far beyond any test, well inside 64 bits
 
 
+@functools.lru_cache(maxsize=16)
+def upper_regions(regions: tuple[str, ...]) -> frozenset[str]:
+    """The eligible regions as one set for every model of these settings (every world's)."""
+    return frozenset(region.upper() for region in regions)
+
+
 #: counters a state exported before OAuth existed lacks (read as 0)
 OAUTH_COUNTERS = ("applications", "codes", "refresh_tokens")
 
@@ -63,8 +70,8 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
         self.settings = settings
         self.seed = seed
         self.epoch = epoch  # the fake's reset epoch: tokens issued after a reset never repeat earlier ones
-        self.gen = DataGenerator(settings.locale)
-        self.eligible_regions = frozenset(r.upper() for r in settings.eligible_regions)
+        self.gen = generator(settings.locale)  # one per locale: a pure function of its arguments
+        self.eligible_regions = upper_regions(tuple(settings.eligible_regions))
         self.members: dict[str, Member] = {}
         self.tokens: dict[str, Token] = {}
         self.counters = {"members": 0, "tokens": 0, "actions": 0, "events": 0,
