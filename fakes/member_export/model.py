@@ -9,7 +9,6 @@ tokens live in :mod:`.members`, snapshot paging in :mod:`.snapshots`.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections import OrderedDict
 from typing import Any
 
@@ -40,6 +39,8 @@ from .members import (
     _domain_numbers,
     bad_request,
     control_error,
+    shared_mapping,
+    upper_regions,
 )
 from .oauth import OAuthFlows
 from .paging import Judged, moved_on
@@ -52,12 +53,6 @@ from .tokens import RefreshToken, Token, mint, refresh_token_from_state, token_f
 __all__ = ["SERVICE_ERROR_GENERIC", "Member", "MemberExportModel", "SnapshotPage", "bad_request"]
 
 MAX_COUNTER = 2**40  # counters number ids and tokens; far beyond any test, well inside 64 bits
-
-
-@functools.lru_cache(maxsize=16)
-def upper_regions(regions: tuple[str, ...]) -> frozenset[str]:
-    """The eligible regions as one set for every model of these settings (every world's)."""
-    return frozenset(region.upper() for region in regions)
 
 
 #: counters a state exported before OAuth existed lacks (read as 0)
@@ -114,7 +109,8 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
         me = dataclasses.replace(self.gen.person(self.seed, member_id, "me", name=name), urn_id=member_id)
         member = Member(
             id=member_id, region=region.upper(), me=me,
-            created_ms=self.clock.now_ms(), sizes=resolved_sizes, build_times=resolved_builds,
+            created_ms=self.clock.now_ms(), sizes=shared_mapping(resolved_sizes),
+            build_times=shared_mapping(resolved_builds),
             application=f"urn:li:developerApplication:{200_000 + mix(self.seed, 'app', number) % 800_000}",
             contact_count=connections if connections > 0 else FALLBACK_CONTACTS, seed=self.seed,
             changelog=Changelog(self.settings.changelog_time_field),

@@ -70,8 +70,10 @@ def _service_routes() -> tuple[BaseRoute, ...]:
         if answer is None:
             parse_query(request)
             domain = request.query_params.get("domain")
-            body = dumps(snapshot_body(snapshot_page(request, model, member), domain, prefix))
-            answer = rendered.put(member, query, prefix, domain, now, body)
+            page = snapshot_page(request, model, member)
+            answer, kept = rendered.put(member, query, prefix, domain, now, dumps(snapshot_body(page, domain, prefix)))
+            if kept:
+                model.rows_rendered(page)
         return answer
 
     def snapshot_page(request: Request, model: MemberExportModel, member: Member) -> SnapshotPage:
