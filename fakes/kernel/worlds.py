@@ -119,7 +119,7 @@ class WorldFake(Protocol):
 FakeT = TypeVar("FakeT", bound=WorldFake)
 
 
-@dataclass
+@dataclass(slots=True, weakref_slot=True)  # one per world: no __dict__ of its own
 class World(Generic[FakeT]):
     fake: FakeT
     created_wall: float
