@@ -43,10 +43,10 @@ class NotesFake(Fake):
         return NotesModel(seed=self.seed, clock=self.clock, settings=self.settings)
 
     def routes(self) -> list[BaseRoute]:
-        return routes.routes(self)
+        return routes.routes()
 
     def control_routes(self) -> list[BaseRoute]:
-        return control.routes(self)
+        return control.routes()
 
     def error_body(self, err: ServiceError) -> dict[str, Any]:
         """The service's own error shape (the kernel uses it for 404s, 405s and faults too)."""

@@ -54,7 +54,7 @@ class EnrichmentFake(Fake):
         return service_routes(self)
 
     def control_routes(self) -> list[BaseRoute]:
-        return control_routes(self)
+        return control_routes()
 
     def error_body(self, err: ServiceError) -> dict[str, Any]:
         """The service's own error shape: ``{"error": "<message>"}``."""

@@ -6,6 +6,7 @@ kernel's control shape ``{"error", "message"}``.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Protocol
 
 from starlette.requests import Request
@@ -48,32 +49,49 @@ class ControlledFake(Protocol):
     def add_person(self, **fields: Any) -> dict[str, Any]: ...
 
 
-def control_routes(fake: ControlledFake) -> list[BaseRoute]:
+def _fake(request: Request) -> ControlledFake:
+    fake: ControlledFake = request.scope["app"]  # the fake or world serving the request
+    return fake
+
+
+def control_routes() -> list[BaseRoute]:
+    """The routes, the same objects for every fake and world of the process: an endpoint finds
+    the fake serving it in ``scope["app"]``, so a new world builds none of its own."""
+    return list(_control_routes())
+
+
+@functools.cache
+def _control_routes() -> tuple[BaseRoute, ...]:
     async def create_account(request: Request) -> Response:
+        fake = _fake(request)
         body = await body_with(request, ACCOUNT_FIELDS)
         return json_response(fake.create_account(**body), 201)
 
     async def account(request: Request) -> Response:
+        fake = _fake(request)
         return json_response(fake.account(request.path_params["api_key"]))
 
     async def purchase(request: Request) -> Response:
+        fake = _fake(request)
         body = await body_with(request, PURCHASE_FIELDS)
         if "pack_usd" not in body:
             raise ControlError(400, "'pack_usd' is required", code="invalid_field")
         return json_response(fake.purchase(request.path_params["api_key"], body["pack_usd"]), 201)
 
     async def add_company(request: Request) -> Response:
+        fake = _fake(request)
         body = await body_with(request, None)
         return json_response(fake.add_company(**body), 201)
 
     async def add_person(request: Request) -> Response:
+        fake = _fake(request)
         body = await body_with(request, None)
         return json_response(fake.add_person(**body), 201)
 
-    return [
+    return (
         Route("/accounts", create_account, methods=["POST"]),
         Route("/accounts/{api_key}", account, methods=["GET"]),
         Route("/accounts/{api_key}/purchases", purchase, methods=["POST"]),
         Route("/companies", add_company, methods=["POST"]),
         Route("/people", add_person, methods=["POST"]),
-    ]
+    )

@@ -92,24 +92,34 @@ _route_table()
 
 def service_routes(fake: ServedFake) -> list[BaseRoute]:
     """One route for the whole service: a world costs one route object, not one per path (each
-    Starlette route holds its own converters, formats and names); the table above is shared."""
-    route = Route("/{anything:path}", ServiceEndpoint(fake), methods=ALL_METHODS)
-    route.path_regex = re.compile(route.path_regex.pattern, re.DOTALL)  # ids may hold any character, "\n" too
-    return [route]
+    Starlette route holds its own converters, formats and names); the table above is shared. The
+    route is the same object for every fake and world of the same retired paths (its endpoint
+    finds the fake serving it in ``scope["app"]``), so a new world builds none."""
+    retired = tuple(fake.settings.retired_paths)  # settings are fixed for the fake's life
+    found = _SHARED_ROUTES.get(retired)
+    if found is None:
+        if len(_SHARED_ROUTES) >= 16:
+            _SHARED_ROUTES.clear()
+        route = Route("/{anything:path}", ServiceEndpoint(retired), methods=ALL_METHODS)
+        route.path_regex = re.compile(route.path_regex.pattern, re.DOTALL)  # ids may hold any character, "\n" too
+        found = _SHARED_ROUTES[retired] = [route]
+    return list(found)
+
+
+#: retired paths -> the service's one route for fakes of those settings
+_SHARED_ROUTES: dict[tuple[str, ...], list[BaseRoute]] = {}
 
 
 class ServiceEndpoint:
     """The service's ASGI endpoint: finds the operation of a path and serves it; ``/llms.txt``,
     ``/openapi.json`` and the MCP endpoints below ``/mcp`` beside."""
 
-    def __init__(self, fake: ServedFake) -> None:
-        self.fake = fake
-        retired = fake.settings.retired_paths  # settings are fixed for the fake's life
+    def __init__(self, retired: tuple[str, ...]) -> None:
         self.retired = frozenset(path for path in retired if not path.endswith("*"))
         self.retired_prefixes = tuple(path[:-1] for path in retired if path.endswith("*"))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        fake = self.fake
+        fake: ServedFake = scope["app"]  # the fake or world serving the request
         path = "/" + scope["path_params"]["anything"]
         methods = EXACT.get(path)
         path_params: dict[str, str] = {}
@@ -146,7 +156,7 @@ class ServiceEndpoint:
         return methods is not None and next(iter(methods.values()))[2] in self.retired
 
     async def other(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
-        fake = self.fake
+        fake: ServedFake = scope["app"]
         header = {fake.settings.cost_header: "0"}
         if path == "/mcp" or path.startswith("/mcp/"):  # as a Starlette Mount("/mcp") would hand it on
             root = scope.get("root_path", "")

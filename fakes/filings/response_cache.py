@@ -7,6 +7,9 @@ Each fake keeps one (``FilingsFake.responses``); it knows nothing of keys or rou
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import weakref
 from collections import OrderedDict
 
 from starlette.responses import Response
@@ -39,17 +42,63 @@ CacheKey = tuple[int, int, int, str, str, bytes, str, str, str]
 Cached = tuple[bytes, str | None, dict[str, str], int, Broken]
 
 
+#: what the response caches of every filings fake and world of the process keep together (bodies)
+SHARED_BUDGET_BYTES = 32 * 1024 * 1024
+
+
+class SharedBudget:
+    """The bodies every :class:`ResponseCache` of the process keeps, least recently used first:
+    past :data:`SHARED_BUDGET_BYTES` the oldest go, whichever cache holds them, so ten thousand
+    worlds that each read a page once do not keep ten thousand pages (issue 37, item 4). A key
+    names its model (``model.instance``), so keys of two caches never meet."""
+
+    def __init__(self, limit: int = SHARED_BUDGET_BYTES) -> None:
+        self.limit = limit
+        self.used = 0
+        #: key -> (the cache's entries holding it, its size)
+        self.order: OrderedDict[CacheKey, tuple[OrderedDict[CacheKey, Cached], int]] = OrderedDict()
+        self._lock = threading.Lock()  # caches of fakes served on several threads (tests) share it
+
+    def add(self, key: CacheKey, entries: OrderedDict[CacheKey, Cached], size: int) -> None:
+        with self._lock:
+            old = self.order.pop(key, None)
+            self.used += size - (old[1] if old is not None else 0)
+            self.order[key] = (entries, size)
+            while self.used > self.limit and len(self.order) > 1:
+                oldest, (holder, freed) = self.order.popitem(last=False)
+                holder.pop(oldest, None)
+                self.used -= freed
+
+    def used_now(self, key: CacheKey) -> None:
+        with contextlib.suppress(KeyError):
+            self.order.move_to_end(key)
+
+    def discard(self, keys: list[CacheKey]) -> None:
+        with self._lock:
+            for key in keys:
+                found = self.order.pop(key, None)
+                if found is not None:
+                    self.used -= found[1]
+
+
+BUDGET = SharedBudget()
+
+
 class ResponseCache:
-    """The last few successful bodies (with the client rules their URL breaks), least recently used out."""
+    """The last few successful bodies (with the client rules their URL breaks), least recently used
+    out, within the process's :data:`BUDGET`."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
         self.entries: OrderedDict[CacheKey, Cached] = OrderedDict()
+        # a deleted world's entries leave the shared budget with it
+        weakref.finalize(self, _forget, self.entries)
 
     def get(self, key: CacheKey) -> Cached | None:
         entry = self.entries.get(key)
         if entry is not None:
             self.entries.move_to_end(key)
+            BUDGET.used_now(key)
         return entry
 
     def put(self, key: CacheKey, response: Response, broken: Broken) -> Cached | None:
@@ -60,6 +109,12 @@ class ResponseCache:
                  if name not in ("content-length", "content-type")}
         entry = (bytes(response.body), response.media_type, extra, 200, broken)
         self.entries[key] = entry
+        BUDGET.add(key, self.entries, len(entry[0]))
         if len(self.entries) > self.size:
-            self.entries.popitem(last=False)
+            dropped, _ = self.entries.popitem(last=False)
+            BUDGET.discard([dropped])
         return entry
+
+
+def _forget(entries: OrderedDict[CacheKey, Cached]) -> None:
+    BUDGET.discard(list(entries))

@@ -29,9 +29,7 @@ from .limits import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_CONTROL_BODY_BYTES,
     DEFAULT_MAX_STATE_BYTES,
-    limit_body,
     resolve_cap,
-    route_cap,
 )
 from .openapi import control_paths, merge_control_plane, required_bodies, secure_control_plane, template_key
 from .redaction import redactor
@@ -43,6 +41,7 @@ from .stubs import StubRule, StubSet, stub_spec
 from .transport import AsyncFakeTransport, SyncFakeTransport
 from .verdicts import SILENCE_ENV, ClientRule, Verdicts, silenced_ids, split_patterns
 from .worlds import DEFAULT_MAX_WORLDS, Worlds, world_control_routes, world_openapi_paths
+from .worldshare import building_world, shared_router, template_of_new_fake, under_control_prefix
 
 if TYPE_CHECKING:
     from .protocol import ReadTimeouts
@@ -136,20 +135,26 @@ class Fake:
         **settings: Any,
     ) -> None:
         self.seed = int(seed)
+        #: the parent when this fake is one of its worlds: what cannot differ is taken from it
+        template: Fake | None = template_of_new_fake(self)
+        self._template = template
         # A clock handed in is shared with other fakes: resetting this fake must not rewind it.
         self._owns_clock = not isinstance(clock, Clock)
         self.clock = make_clock(clock, start_ms=start_ms)  # start_ms: of a clock of its own only
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.control_token = control_token or None
         # the control plane's Host, Origin and body-type checks (fakes/kernel/access.py)
-        self.access = ControlAccess(allowed_hosts, allowed_origins, names=(self.name,))
-        self.settings: Any = self.settings_class.resolve(self.name, kwargs=settings, cli=overrides)
+        self.access: ControlAccess = template.access if template else ControlAccess(
+            allowed_hosts, allowed_origins, names=(self.name,))
+        self.settings: Any = template.settings if template else self.settings_class.resolve(
+            self.name, kwargs=settings, cli=overrides)
         # headers and bodies kept per entry and per journal, credentials shown or not (docs/testing.md)
         body_bytes, total_bytes, keep_secrets = journal_settings(journal_body_bytes, journal_bytes,
                                                                  journal_keep_secrets)
-        self.journal = Journal(journal_size, body_bytes=body_bytes, total_bytes=total_bytes,
-                               redactor=None if keep_secrets else redactor(self.secret_headers, self.secret_fields,
-                                                                            self.secret_form_fields))
+        self.journal: Journal = Journal(journal_size, body_bytes=body_bytes, total_bytes=total_bytes,
+                                        redactor=template.journal.redactor if template else None if keep_secrets
+                                        else redactor(self.secret_headers, self.secret_fields,
+                                                      self.secret_form_fields))
         # longest latency a fault may add (None: FAKES_MAX_FAULT_LATENCY_MS or 60 s)
         self.max_fault_latency_ms = max_fault_latency_ms
         # body caps (fakes/kernel/limits.py): service routes, control-plane bodies, state imports
@@ -164,17 +169,19 @@ class Fake:
         self.epoch = 0
         self._epoch_high = 0
         # rule ids (or globs) whose verdicts are not recorded; None: FAKES_SILENCE_RULES (comma-separated)
-        patterns = split_patterns(os.environ.get(SILENCE_ENV) if silence_rules is None else silence_rules)
-        self.verdict_log = Verdicts(self.client_rules, silenced_ids(self.name, self.client_rules, patterns),
-                                    redactor=self.journal.redactor)
+        silenced = template.verdict_log.silenced if template else silenced_ids(
+            self.name, self.client_rules, split_patterns(os.environ.get(SILENCE_ENV) if silence_rules is None
+                                                         else silence_rules))
+        self.verdict_log: Verdicts = Verdicts(self.client_rules, silenced, redactor=self.journal.redactor)
         self.model: Any = self.create_model()
         self._app: FakeApp | None = None
         self._openapi: dict[str, Any] | None = None
         #: the worlds served besides this one (see :mod:`fakes.kernel.worlds`); None in a world
-        self.worlds: Worlds[Fake] | None = Worlds(self, max_worlds=max_worlds, idle_expiry=world_idle_expiry)
+        self.worlds: Worlds[Fake] | None = None if template else Worlds(self, max_worlds=max_worlds,
+                                                                         idle_expiry=world_idle_expiry)
         self.world_id: str | None = None  # set in a world: its id
         #: the dashboard's signed-in browsers (shared with the worlds; fakes/kernel/dashboard/auth.py)
-        self.dashboard_sessions = DashboardSessions()
+        self.dashboard_sessions: DashboardSessions = template.dashboard_sessions if template else DashboardSessions()
 
     # -- hooks for services ------------------------------------------------------------------
     def create_model(self) -> Model:
@@ -263,14 +270,26 @@ class Fake:
         return self.app.local
 
     def _service_router(self) -> ServiceRouter:
+        return shared_router(self._sharing(), "service", self._service_routes(),
+                             Fake._service_routes, ServiceRouter)
+
+    def _sharing(self) -> Worlds[Fake] | None:
+        """The registry of the fake this one is a world of (None: not a world)."""
+        return None if self._template is None else self._template.worlds
+
+    def _service_routes(self) -> list[BaseRoute]:
         # the service's routes first: they are what requests hit (routers try routes in order)
-        return ServiceRouter([*self.routes(), Route("/openapi.json", self._serve_openapi, methods=["GET"])])
+        return [*self.routes(), OPENAPI_ROUTE]
 
     def _control_router(self) -> Router:
-        # the kernel's routes are shared by every fake and world; the worlds' and the service's own
-        # are this fake's
-        return Router(routes=[*control_routes(), *STUB_ROUTES, *world_control_routes(self), *DASHBOARD_ROUTES,
-                              *_under_control_prefix(self.control_routes())])
+        return shared_router(self._sharing(), "control", self._control_routes(),
+                             lambda template: template._control_routes(worlds=False),
+                             lambda routes: Router(routes=routes))
+
+    def _control_routes(self, worlds: bool = True) -> list[BaseRoute]:
+        # the kernel's routes are shared by every fake and world; the worlds' are the default world's
+        return [*control_routes(), *STUB_ROUTES, *(world_control_routes(self) if worlds else ()), *DASHBOARD_ROUTES,
+                *under_control_prefix(self.control_routes())]
 
     def openapi(self) -> dict[str, Any]:
         if self._openapi is None:
@@ -291,8 +310,11 @@ class Fake:
             fields = _MODEL_FIELDS[type(self)] = sorted(self.model.to_state())
         return fields
 
-    async def _serve_openapi(self, request: Request) -> Response:
-        return json_response(self.openapi())
+    def build_world(self, **kwargs: Any) -> Fake:
+        """A new fake of this class from this fake's constructor arguments and ``kwargs``, sharing
+        what cannot differ from it (fakes/kernel/worldshare.py): one of its worlds."""
+        with building_world(self):
+            return type(self)(*self.init_args, **{**self.init_kwargs, **kwargs})
 
     # -- control plane as Python -------------------------------------------------------------
     def world(self, world_id: str, *, state: dict[str, Any] | None = None) -> Fake:
@@ -555,24 +577,11 @@ _REQUIRED_BODIES: dict[type, frozenset[tuple[str, str]]] = {}
 #: each service class's model fields, as its export names them (for the state schema; see Fake._model_fields)
 _MODEL_FIELDS: dict[type, list[str]] = {}
 
-_MOVED = "_fakes_under_control"
+
+async def _serve_openapi(request: Request) -> Response:
+    fake: Fake = request.scope["app"]  # the fake or world serving the request
+    return json_response(fake.openapi())
 
 
-def _under_control_prefix(routes: list[BaseRoute]) -> list[BaseRoute]:
-    """Service control routes are declared relative to /_fake; give them the full path. The copy
-    is kept on the declared route, so a service that hands every world the same route objects
-    (its endpoints find their fake in ``scope["app"]``) builds no copies per world."""
-    moved: list[BaseRoute] = []
-    for route in routes:
-        if isinstance(route, Route):
-            copy: BaseRoute | None = getattr(route, _MOVED, None)
-            if copy is None:
-                copy = Route("/_fake" + route.path, route.endpoint, methods=list(route.methods or []) or None,
-                             name=route.name)
-                cap = route_cap(route)
-                copy = copy if cap is None else limit_body(copy, cap)
-                setattr(route, _MOVED, copy)
-            moved.append(copy)
-        else:
-            moved.append(route)
-    return moved
+#: one route object for every fake and world (their routers are shared where the service's are)
+OPENAPI_ROUTE = Route("/openapi.json", _serve_openapi, methods=["GET"])

@@ -23,7 +23,7 @@ from .criteria import PatternError
 from .errors import ControlError
 from .http import check_json_value
 from .live import LiveRequest
-from .ruleindex import RuleCriteria, RuleIndex, RuleList
+from .ruleindex import EMPTY_INDEX, RuleCriteria, RuleIndex, RuleList
 from .rulespec import SpecReader
 
 
@@ -212,7 +212,7 @@ class FaultSet(RuleList[FaultRule]):
         super().__init__()
         #: whether a request may meet one (a rule that is not spent): the app's one check per request
         self.armed = False
-        self._index: RuleIndex[FaultRule] = RuleIndex(())
+        self._index: RuleIndex[FaultRule] = EMPTY_INDEX
         self.seed = seed
         self._rng: random.Random | None = None  # made on first use: its 2.5 KB state is per world
         self.max_latency_ms = max_latency_from_env() if max_latency_ms is None else max_latency_ms

@@ -268,3 +268,7 @@ def _source(criteria: RuleCriteria) -> str | None:
             text = f"(?{flags.group(1)}:{text[flags.end():]})"
         return None if "(?P" in text else f"(?:{text})"
     return path.source
+
+
+#: the index of no rules, shared by every fake and world that has none (it never changes)
+EMPTY_INDEX: RuleIndex[Any] = RuleIndex(())

@@ -33,7 +33,7 @@ from .criteria import PatternError
 from .errors import ControlError
 from .http import check_json_value
 from .live import LiveRequest
-from .ruleindex import RULE_CRITERIA, RuleCriteria, RuleIndex, RuleList
+from .ruleindex import EMPTY_INDEX, RULE_CRITERIA, RuleCriteria, RuleIndex, RuleList
 from .rulespec import SpecReader
 from .stubanswers import Answer, Rendered, parse_answer
 from .templates import Context
@@ -163,8 +163,8 @@ class StubSet(RuleList[StubRule]):
         #: whether a request may meet a stub before the model / behind it (the app's checks)
         self.armed = False
         self.behind = False
-        self._before: RuleIndex[StubRule] = RuleIndex(())
-        self._behind: RuleIndex[StubRule] = RuleIndex(())
+        self._before: RuleIndex[StubRule] = EMPTY_INDEX
+        self._behind: RuleIndex[StubRule] = EMPTY_INDEX
 
     def __call__(self) -> list[dict[str, Any]]:
         """Every stub as listed (``fake.stubs()``; spent ones too)."""

@@ -13,6 +13,7 @@ Verdicts describe the client, not the fake's world: ``reset`` and state import l
 from __future__ import annotations
 
 import fnmatch
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol
@@ -93,12 +94,18 @@ def silenced_ids(service: str, rules: Iterable[ClientRule], patterns: Iterable[s
     return frozenset(chosen)
 
 
+@functools.lru_cache(maxsize=64)
+def rules_by_id(rules: tuple[ClientRule, ...]) -> dict[str, ClientRule]:
+    """A service's rules by id, one dict for all its fakes and worlds (never changed in place)."""
+    return {rule.id: rule for rule in rules}
+
+
 class Verdicts:
     """Per-rule counts with the first and last offending request; unbounded in rules, not requests."""
 
     def __init__(self, rules: tuple[ClientRule, ...] = (), silenced: frozenset[str] = frozenset(),
                  redactor: Redactor | None = None) -> None:
-        self.rules = {rule.id: rule for rule in rules}
+        self.rules = rules_by_id(rules)  # shared by every fake of these rules; copied before it changes
         self.silenced = silenced
         #: the journal's: a verdict shows no credential the journal hides (None: shown as sent)
         self.redactor = redactor
@@ -119,7 +126,8 @@ class Verdicts:
         status, epoch_ms (and its journal seq). Shown redacted, as the journal shows it."""
         if rule.id in self.silenced:
             return
-        self.rules.setdefault(rule.id, rule)
+        if rule.id not in self.rules:
+            self.rules = {**self.rules, rule.id: rule}
         redactor = self.redactor
         if redactor is not None:
             detail = redactor.detail(detail)

@@ -36,7 +36,7 @@ from urllib.parse import unquote
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Route, Router
 from starlette.types import Message, Receive, Scope, Send
 
 from .access import ControlAccess
@@ -108,6 +108,8 @@ class WorldFake(Protocol):
 
     def import_state(self, state: dict[str, Any]) -> None: ...
 
+    def build_world(self, **kwargs: Any) -> Any: ...
+
     def error_body(self, err: ServiceError) -> dict[str, Any]: ...
 
     def openapi_document(self) -> dict[str, Any]: ...
@@ -117,7 +119,7 @@ class WorldFake(Protocol):
 FakeT = TypeVar("FakeT", bound=WorldFake)
 
 
-@dataclass
+@dataclass(slots=True, weakref_slot=True)  # one per world: no __dict__ of its own
 class World(Generic[FakeT]):
     fake: FakeT
     created_wall: float
@@ -173,6 +175,8 @@ class Worlds(Generic[FakeT]):
         self._lock = threading.RLock()
         self._next_sweep = 0.0
         self._secured_operations: dict[tuple[str, str], bool] | None = None  # read when first needed
+        #: the routers every world shares where the service's routes allow (fakes/kernel/worldshare.py)
+        self.routers: dict[str, tuple[list[BaseRoute] | None, Router | None]] = {}
 
     # -- Python API ----------------------------------------------------------------------------
     def get(self, world_id: str, *, create: bool = True, state: dict[str, Any] | None = None) -> FakeT:
@@ -277,10 +281,9 @@ class Worlds(Generic[FakeT]):
     def _spawn(self, world_id: str) -> FakeT:
         parent = self.parent
         # the exact constructor arguments of the parent (see Fake.__new__), new clock and prefix
-        kwargs = {**parent.init_kwargs, "clock": world_clock(parent.clock, parent.init_kwargs.get("start_ms")),
+        kwargs = {"clock": world_clock(parent.clock, parent.init_kwargs.get("start_ms")),
                   "prefix": f"{parent.prefix}{WORLD_SEGMENT}/{world_id}"}
-        build: Callable[..., FakeT] = type(parent)  # the parent's own class, whatever it takes
-        child = build(*parent.init_args, **kwargs)
+        child: FakeT = parent.build_world(**kwargs)  # its own class, sharing what cannot differ
         child.worlds = None  # no worlds inside a world
         child._owns_clock = True  # its clock is its own: resetting the world rewinds it
         child.world_id = world_id

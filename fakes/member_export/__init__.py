@@ -21,6 +21,7 @@ from .domains import DOMAINS
 from .model import SERVICE_ERROR_GENERIC, MemberExportModel
 from .oauth_routes import oauth_routes
 from .openapi import openapi_document
+from .page_cache import RenderedPages
 from .paging import pending
 from .routes import service_routes
 from .rules import RULES, STOPPED_AT_TOTAL
@@ -43,7 +44,15 @@ class MemberExportFake(Fake):
     settings: MemberExportSettings
     model: MemberExportModel
     _auth_for: MemberExportModel | None = None
+    _rendered: RenderedPages | None = None
     _auth_headers: dict[str, str]
+
+    @property
+    def rendered_pages(self) -> RenderedPages:
+        """Snapshot pages that cannot change yet, as bytes (page_cache.py); made on first use."""
+        if self._rendered is None:
+            self._rendered = RenderedPages()
+        return self._rendered
 
     # -- kernel hooks -------------------------------------------------------------------------
     def settle_verdicts(self) -> None:
@@ -55,10 +64,10 @@ class MemberExportFake(Fake):
         return MemberExportModel(self.clock, self.settings, self.seed, self.epoch)
 
     def routes(self) -> list[BaseRoute]:
-        return [*service_routes(self), *oauth_routes(self)]
+        return [*service_routes(), *oauth_routes()]
 
     def control_routes(self) -> list[BaseRoute]:
-        return control_routes(self)
+        return control_routes()
 
     def error_body(self, err: ServiceError) -> dict[str, Any]:
         """``{"status", "serviceErrorCode", "code"?, "message"}``, the service's own error shape;

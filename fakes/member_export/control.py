@@ -6,6 +6,7 @@ faces cannot drift apart. Errors use the kernel's control shape ``{"error", "mes
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -45,24 +46,41 @@ async def body_with(request: Request, allowed: frozenset[str]) -> dict[str, Any]
     return body
 
 
-def control_routes(fake: ControlledMemberExport) -> list[BaseRoute]:
+def _fake(request: Request) -> ControlledMemberExport:
+    fake: ControlledMemberExport = request.scope["app"]  # the fake or world serving the request
+    return fake
+
+
+def control_routes() -> list[BaseRoute]:
+    """The routes, the same objects for every fake and world of the process: an endpoint finds
+    the fake serving it in ``scope["app"]``, so a new world builds none of its own."""
+    return list(_control_routes())
+
+
+@functools.cache
+def _control_routes() -> tuple[BaseRoute, ...]:
     async def create_member(request: Request) -> Response:
+        fake = _fake(request)
         body = await body_with(request, MEMBER_FIELDS)
         return json_response(fake.create_member(**body), 201)
 
     async def member(request: Request) -> Response:
+        fake = _fake(request)
         return json_response(fake.member_info(request.path_params["member_id"]))
 
     async def consent(request: Request) -> Response:
+        fake = _fake(request)
         body = await body_with(request, CONSENT_FIELDS)
         return json_response(fake.consent(request.path_params["member_id"], **body))
 
     async def act(request: Request) -> Response:
+        fake = _fake(request)
         details = await json_object(request)
         action = details.pop("action", None)
         return json_response(fake.act(request.path_params["member_id"], action, **details), 201)
 
     async def issue_token(request: Request) -> Response:
+        fake = _fake(request)
         body = await body_with(request, TOKEN_FIELDS)
         if "member_id" not in body:
             raise ControlError(400, "'member_id' is required", code="invalid_token")
@@ -70,14 +88,17 @@ def control_routes(fake: ControlledMemberExport) -> list[BaseRoute]:
         return json_response(fake.issue_token(member_id, **body), 201)
 
     async def applications(request: Request) -> Response:
+        fake = _fake(request)
         if request.method == "POST":
             return json_response(fake.register_application(**await json_object(request)), 201)
         return json_response({"applications": [app.describe() for app in fake.model.applications.values()]})
 
     async def application(request: Request) -> Response:
+        fake = _fake(request)
         return json_response(fake.application_info(request.path_params["client_id"]))
 
     async def sign_in(request: Request) -> Response:
+        fake = _fake(request)
         body = await read_json_object(request, error=ControlError)  # null member_id: sign out
         unknown = sorted(set(body) - {"member_id"})
         if unknown or "member_id" not in body:
@@ -86,16 +107,18 @@ def control_routes(fake: ControlledMemberExport) -> list[BaseRoute]:
         return json_response(fake.sign_in(body["member_id"]))
 
     async def authorize(request: Request) -> Response:
+        fake = _fake(request)
         body = await body_with(request, AUTHORIZE_FIELDS)
         if "client_id" not in body or "member_id" not in body:
             raise ControlError(400, "'client_id' and 'member_id' are required", code="invalid_authorization")
         return json_response(fake.authorize(body.pop("client_id"), body.pop("member_id"), **body), 201)
 
     async def revoke(request: Request) -> Response:
+        fake = _fake(request)
         body = await body_with(request, REVOKE_FIELDS)
         return json_response(fake.revoke(request.path_params["member_id"], body.get("client_id")))
 
-    return [
+    return (
         Route("/applications", applications, methods=["GET", "POST"]),
         Route("/applications/{client_id}", application, methods=["GET"]),
         Route("/oauth/sign-in", sign_in, methods=["POST"]),
@@ -106,4 +129,4 @@ def control_routes(fake: ControlledMemberExport) -> list[BaseRoute]:
         Route("/members/{member_id}/consent", consent, methods=["POST"]),
         Route("/members/{member_id}/actions", act, methods=["POST"]),
         Route("/tokens", issue_token, methods=["POST"]),
-    ]
+    )

@@ -421,8 +421,15 @@ GENERATORS: dict[str, Callable[[RecordContext], str]] = {
 }
 
 
+@functools.lru_cache(maxsize=4)
+def generator(locale: str) -> DataGenerator:
+    """The record factory of every model of ``locale`` (each world's): what it makes is a pure
+    function of its arguments, so its caches serve them all."""
+    return DataGenerator(locale)
+
+
 class DataGenerator:
-    """The record factory of one model; cheap to create, pools are shared per locale."""
+    """The record factory of one locale; cheap to create, pools are shared per locale."""
 
     def __init__(self, locale: str) -> None:
         self.locale = locale

@@ -5,6 +5,7 @@ Also the service's error helpers and the limits of control-plane inputs, shared 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -276,3 +277,24 @@ def _domain_numbers(value: Any, name: str, *, upper: float, integers: bool) -> d
             raise control_error(400, f"'{name}.{domain}' must be a {kind} from 0 to {upper:g}", "invalid_member")
         checked[domain] = number
     return checked
+
+
+@functools.lru_cache(maxsize=16)
+def upper_regions(regions: tuple[str, ...]) -> frozenset[str]:
+    """The eligible regions as one set for every model of these settings (every world's)."""
+    return frozenset(region.upper() for region in regions)
+
+
+_MAPPINGS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+
+def shared_mapping(values: dict[str, Any]) -> dict[str, Any]:
+    """One dict for every member with these values (a world's first member is every world's):
+    members never change their sizes and build times once made."""
+    key = tuple(values.items())
+    found = _MAPPINGS.get(key)
+    if found is None:
+        if len(_MAPPINGS) >= 4096:
+            _MAPPINGS.clear()
+        found = _MAPPINGS[key] = values
+    return found

@@ -21,7 +21,7 @@ from .actions import config_version, plan_action
 from .applications import Application, application_from_state
 from .auth_codes import AuthorizationCodes
 from .changelog import Changelog, Event
-from .data import DAY_MS, DataGenerator, Row, mix, person_urn_id
+from .data import DAY_MS, Row, generator, mix, person_urn_id
 from .domains import DOMAINS, SERVED_DOMAINS
 from .members import (
     FALLBACK_CONTACTS,
@@ -39,6 +39,8 @@ from .members import (
     _domain_numbers,
     bad_request,
     control_error,
+    shared_mapping,
+    upper_regions,
 )
 from .oauth import OAuthFlows
 from .paging import Judged, moved_on
@@ -63,8 +65,8 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
         self.settings = settings
         self.seed = seed
         self.epoch = epoch  # the fake's reset epoch: tokens issued after a reset never repeat earlier ones
-        self.gen = DataGenerator(settings.locale)
-        self.eligible_regions = frozenset(r.upper() for r in settings.eligible_regions)
+        self.gen = generator(settings.locale)  # one per locale: a pure function of its arguments
+        self.eligible_regions = upper_regions(tuple(settings.eligible_regions))
         self.members: dict[str, Member] = {}
         self.tokens: dict[str, Token] = {}
         self.counters = {"members": 0, "tokens": 0, "actions": 0, "events": 0,
@@ -107,7 +109,8 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
         me = dataclasses.replace(self.gen.person(self.seed, member_id, "me", name=name), urn_id=member_id)
         member = Member(
             id=member_id, region=region.upper(), me=me,
-            created_ms=self.clock.now_ms(), sizes=resolved_sizes, build_times=resolved_builds,
+            created_ms=self.clock.now_ms(), sizes=shared_mapping(resolved_sizes),
+            build_times=shared_mapping(resolved_builds),
             application=f"urn:li:developerApplication:{200_000 + mix(self.seed, 'app', number) % 800_000}",
             contact_count=connections if connections > 0 else FALLBACK_CONTACTS, seed=self.seed,
             changelog=Changelog(self.settings.changelog_time_field),

@@ -9,6 +9,7 @@ shapes (405), never the REST API's.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -84,8 +85,21 @@ def page_error(status: int, error: str, description: str) -> AuthorizationPageEr
     return AuthorizationPageError(status, error, description)
 
 
-def oauth_routes(fake: ServedMemberExport) -> list[BaseRoute]:
+def _fake(request: Request) -> ServedMemberExport:
+    fake: ServedMemberExport = request.scope["app"]  # the fake or world serving the request
+    return fake
+
+
+def oauth_routes() -> list[BaseRoute]:
+    """The routes, the same objects for every fake and world of the process: an endpoint finds
+    the fake serving it in ``scope["app"]``, so a new world builds none of its own."""
+    return list(_oauth_routes())
+
+
+@functools.cache
+def _oauth_routes() -> tuple[BaseRoute, ...]:
     async def authorization(request: Request) -> Response:
+        fake = _fake(request)
         model: MemberExportModel = fake.model
         try:
             if request.method == "GET":
@@ -117,16 +131,18 @@ def oauth_routes(fake: ServedMemberExport) -> list[BaseRoute]:
                                            description=refused.description), refused.status, headers=headers)
 
     async def access_token(request: Request) -> Response:
+        fake = _fake(request)
         require_post(request)
         return json_response(fake.model.exchange(await read_form(request)), 200, NO_STORE)
 
     async def introspect(request: Request) -> Response:
+        fake = _fake(request)
         require_post(request)
         return json_response(fake.model.introspect(await read_form(request)), 200, NO_STORE)
 
-    return [Route(AUTHORIZATION, authorization, methods=ALL_METHODS),
+    return (Route(AUTHORIZATION, authorization, methods=ALL_METHODS),
             Route(ACCESS_TOKEN, access_token, methods=ALL_METHODS),
-            Route(INTROSPECT, introspect, methods=ALL_METHODS)]
+            Route(INTROSPECT, introspect, methods=ALL_METHODS))
 
 
 def require_post(request: Request) -> None:

@@ -102,16 +102,17 @@ class RenderedPages:
         return PreparedResponse(entry.body, entry.raw_headers)
 
     def put(self, member: Member, query: bytes, prefix: str, domain: str | None, now: int,
-            body: bytes) -> Response:
-        """Keep ``body`` if the page can be kept; the response to send either way."""
+            body: bytes) -> tuple[Response, bool]:
+        """Keep ``body`` if the page can be kept: the response to send, and whether it was kept."""
         headers = json_headers(body)
         valid_until = page_valid_until(member, domain, now)
-        if valid_until > now and (domain or "*") not in member.stopped_at:  # a noted page: the model sees each ask
+        kept = valid_until > now and (domain or "*") not in member.stopped_at  # a noted page: the model sees each ask
+        if kept:
             self._entries[(member.id, query, prefix)] = _Entry(member, member_fingerprint(member), valid_until,
                                                                domain or "*", body, headers)
             if len(self._entries) > self.size:
                 self._entries.popitem(last=False)
-        return PreparedResponse(body, headers)
+        return PreparedResponse(body, headers), kept
 
     def clear(self) -> None:
         self._entries.clear()

@@ -6,6 +6,7 @@ the token (401/403), then the daily limits (429), then the parameters (400), the
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -18,7 +19,6 @@ from fakes.kernel.limits import BodyTooLarge
 from fakes.kernel.verdicts import Broken, flag, flag_all
 
 from .model import SERVICE_ERROR_GENERIC, Member, MemberExportModel, SnapshotPage, bad_request
-from .page_cache import RenderedPages
 from .rules import NO_VERSION_HEADER
 from .tokens import Token
 
@@ -33,13 +33,24 @@ MAX_EPOCH_MS = 2**63 - 1    # timestamps are int64
 AUTHORIZATION_PAGE_COUNT = 10  # Rest.li finder default, as in a public capture
 
 
-def service_routes(fake: ServedMemberExport) -> list[BaseRoute]:
-    settings = fake.settings
+def served(request: Request) -> ServedMemberExport:
+    fake: ServedMemberExport = request.scope["app"]  # the fake or world serving the request
+    return fake
 
+
+def service_routes() -> list[BaseRoute]:
+    """The routes, the same objects for every fake and world of the process: an endpoint finds the
+    fake serving it in ``scope["app"]``, so a new world builds none of its own."""
+    return list(_service_routes())
+
+
+@functools.cache
+def _service_routes() -> tuple[BaseRoute, ...]:
     def caller(request: Request, resource: str) -> tuple[MemberExportModel, Token, Member]:
         """The current model, token and member, after the version, token and daily-limit checks."""
+        settings = served(request).settings
         check_version(request, settings.version_header, settings.accepted_version)
-        model: MemberExportModel = fake.model  # read per request: reset/import replace it
+        model: MemberExportModel = served(request).model  # read per request: reset/import replace it
         token = model.authenticate_token(bearer_token(request))
         if settings.member_daily_limit or settings.application_daily_limit:
             broken: Broken = []
@@ -51,17 +62,18 @@ def service_routes(fake: ServedMemberExport) -> list[BaseRoute]:
                 flag_all(request, broken)
         return model, token, model.members[token.member_id]
 
-    rendered = RenderedPages()  # snapshot pages that cannot change yet, as bytes (see page_cache)
-
     async def snapshot(request: Request) -> Response:
         model, _, member = caller(request, "memberSnapshotData")
+        rendered = served(request).rendered_pages  # pages that cannot change yet, as bytes (page_cache)
         query, prefix, now = request.scope["query_string"], request.scope.get("root_path", ""), model.clock.now_ms()
         answer = rendered.get(member, query, prefix, now)
         if answer is None:
             parse_query(request)
             domain = request.query_params.get("domain")
-            body = dumps(snapshot_body(snapshot_page(request, model, member), domain, prefix))
-            answer = rendered.put(member, query, prefix, domain, now, body)
+            page = snapshot_page(request, model, member)
+            answer, kept = rendered.put(member, query, prefix, domain, now, dumps(snapshot_body(page, domain, prefix)))
+            if kept:
+                model.rows_rendered(page)
         return answer
 
     def snapshot_page(request: Request, model: MemberExportModel, member: Member) -> SnapshotPage:
@@ -89,7 +101,7 @@ def service_routes(fake: ServedMemberExport) -> list[BaseRoute]:
             events = model.changelog(member, start_time, count, broken)
         finally:
             flag_all(request, broken)
-        used = fake.settings.changelog_default_count if count is None else count
+        used = served(request).settings.changelog_default_count if count is None else count
         return json_response({"elements": events, "paging": {"start": 0, "count": used, "links": []}})
 
     async def authorizations(request: Request) -> Response:
@@ -108,11 +120,11 @@ def service_routes(fake: ServedMemberExport) -> list[BaseRoute]:
             "paging": {"start": 0, "count": AUTHORIZATION_PAGE_COUNT, "links": []},
         })
 
-    return [
+    return (
         Route(SNAPSHOT_PATH, snapshot, methods=["GET"]),
         Route(CHANGELOG_PATH, changelog, methods=["GET"]),
         Route(AUTHORIZATION_PATH, authorizations, methods=["GET", "POST"]),
-    ]
+    )
 
 
 async def read_empty_object(request: Request) -> None:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from fakes.kernel.clock import Clock
 
 from .model import MemberExportModel
+from .page_cache import RenderedPages
 from .settings import MemberExportSettings
 
 
@@ -27,6 +28,9 @@ class ServedMemberExport(Protocol):
 
     @property
     def clock(self) -> Clock: ...
+
+    @property
+    def rendered_pages(self) -> RenderedPages: ...
 
 
 class ControlledMemberExport(ServedMemberExport, Protocol):

@@ -25,6 +25,7 @@ class SnapshotPage:
     page_size: int
     total: int          # deliberately unreliable, as documented: never the true page count
     has_previous: bool
+    rows_key: tuple[Any, ...] | None = None  # where the model keeps its rows (see rows_rendered)
 
 
 class SnapshotReads:
@@ -75,7 +76,7 @@ class SnapshotReads:
             if ready_at is None or now < ready_at:
                 raise no_data()  # still being built: the same answer as the end of paging
             located = (domain, start)
-        rows = self._page_rows(member, *located, now) if located is not None else []
+        rows, rows_key = self._page_rows(member, *located, now) if located is not None else ([], None)
         marker = member.end_of_paging.get(marker_key)
         if located is None or not rows:
             if marker is not None and start > marker:
@@ -96,7 +97,13 @@ class SnapshotReads:
         total = max(0, pages + _total_skew(self.seed, member.id, marker_key))
         member.reported_total[marker_key] = total  # what a client relying on total would page up to
         after_page(member, marker_key, start, total, pages, now)
-        return SnapshotPage(located[0], start, rows, self.settings.page_size, total, start > 0)
+        return SnapshotPage(located[0], start, rows, self.settings.page_size, total, start > 0, rows_key)
+
+    def rows_rendered(self, page: SnapshotPage) -> None:
+        """The page's bytes are kept until it can change (page_cache.py): its rows need not be, and
+        a world that read one page keeps one copy of it, not two."""
+        if page.rows_key is not None:
+            self._pages.pop(page.rows_key, None)
 
     def _pages_of(self, member: Member, domain: str, now: int) -> int:
         return -(-self.visible_records(member, domain, now) // self.settings.page_size)
@@ -113,17 +120,19 @@ class SnapshotReads:
             remaining -= pages
         return None
 
-    def _page_rows(self, member: Member, domain: str, page: int, now: int) -> list[Row]:
+    def _page_rows(self, member: Member, domain: str, page: int,
+                   now: int) -> tuple[list[Row], tuple[Any, ...] | None]:
+        """The page's rows and the key they are kept under (None: no rows)."""
         generated, appended = self.record_count(member, domain, now)
         size = self.settings.page_size
         first, last = page * size, min((page + 1) * size, generated + len(appended))
         if first >= last:
-            return []
+            return [], None
         key = (member.id, domain, page, generated, len(appended), member.revision)
         cached = self._pages.get(key)
         if cached is not None:
             self._pages.move_to_end(key)
-            return cached
+            return cached, key
         rows = [self.gen.record(member.view, domain, i) if i < generated else appended[i - generated]["row"]
                 for i in range(first, last)]
         if domain == "PROFILE" and member.profile_edits:  # the member edited the profile: over the generated
@@ -132,7 +141,7 @@ class SnapshotReads:
         self._pages[key] = rows
         if len(self._pages) > PAGE_CACHE_SIZE:
             self._pages.popitem(last=False)
-        return rows
+        return rows, key
 
 
 @functools.lru_cache(maxsize=4096)

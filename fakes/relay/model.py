@@ -35,7 +35,6 @@ class RelayModel(CallPipeline):
         self.settings = settings
         self.seed = seed
         self.h = headers_for(settings.header_prefix)
-        self.prefix = self.h.prefix
         self.base = catalogue.build(seed, settings.providers, settings.endpoints, settings.relay_name,
                                     settings.upstream_rate_limit, settings.trial_allowance)
         self.extra_providers: dict[str, Provider] = {}
@@ -45,8 +44,7 @@ class RelayModel(CallPipeline):
         self._targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]] = {}
         self.teams: dict[str, Team] = {}
         self.by_token: dict[str, Membership] = {}  # every member's token -> its membership (and team)
-        self._id_prefix = data.token_text(seed, "calls")[:10]
-        self.calls = CallRecords(f"call_{self._id_prefix}")
+        self.calls = CallRecords(f"call_{data.token_text(seed, 'calls')[:10]}")
         self._plans: dict[tuple[str, str], Plan] = {}  # (catalogue id, query) -> plan of a repeated call
         self.stats: dict[str, list[int]] = {}  # entry id -> [calls answered, hits]
         self.idempotency = billing.IdempotencyStore()

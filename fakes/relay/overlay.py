@@ -11,6 +11,7 @@ from fakes.kernel.errors import ControlError
 
 from . import catalogue, data
 from .catalogue import Catalogue, Entry, Provider
+from .headers import Headers
 from .settings import RelaySettings
 
 #: the kinds an added entry may have: the simulated upstream's answer shapes, and an asynchronous
@@ -26,7 +27,7 @@ class CatalogueOverlay:
 
     settings: RelaySettings
     seed: int
-    prefix: str  # the relay's header prefix, for call templates
+    h: Headers  # the relay's header names (their prefix is in call templates)
     base: Catalogue
     extra_providers: dict[str, Provider]
     extra_entries: dict[str, Entry]
@@ -104,7 +105,7 @@ class CatalogueOverlay:
                 "provider_display": provider["display_name"] if provider else entry["provider"],
                 "summary": entry["summary"], "method": entry["method"], "path": entry["path"],
                 "scope": entry["scope"], "domain": entry["domain"], "capability": entry["capability"],
-                "platform": entry["platform"], "call_template": catalogue.call_template(entry, self.prefix),
+                "platform": entry["platform"], "call_template": catalogue.call_template(entry, self.h.prefix),
                 "cost": self.cost_view(entry, provider), "async": entry.get("async"),
                 "status": entry.get("status") or None, "status_note": entry.get("status_note") or None,
                 "superseded_by": entry.get("superseded_by") or None,
@@ -136,7 +137,7 @@ class CatalogueOverlay:
                 "provider": ({k: provider[k] for k in ("service", "display_name", "limits", "pricing_url", "docs")}
                              if provider else {"service": entry["provider"], "display_name": "routed",
                                                "limits": {}, "pricing_url": None, "docs": None}),
-                "siblings": siblings, "call_template": catalogue.call_template(entry, self.prefix),
+                "siblings": siblings, "call_template": catalogue.call_template(entry, self.h.prefix),
                 "example_response": example, "candidates": entry.get("candidates", []),
                 "hints": [] if entry["cost"] else ["no published price: call it with your own key "
                                                    "(a registered tool or a stored secret)"]}

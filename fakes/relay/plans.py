@@ -20,7 +20,6 @@ from fakes.kernel.clock import Clock
 
 from . import billing
 from .catalogue import Entry
-from .headers import Headers
 from .ledger import shared_pair
 from .overlay import CatalogueOverlay
 from .records import CallRecords
@@ -59,13 +58,11 @@ class PlannedCalls(CatalogueOverlay):
     simulated: SimulatedUpstream
     upstreams: dict[str, Handler]
     not_before_ms: dict[str, int]
-    h: Headers
     call_seq: int
-    _id_prefix: str
 
     def next_call_id(self) -> str:
         self.call_seq += 1
-        return f"call_{self._id_prefix}{self.call_seq:010x}"
+        return f"{self.calls.id_prefix}{self.call_seq:010x}"
 
     def remember_plan(self, target: str, query: str, params: dict[str, str], entry: Entry, status: int, body: bytes,
                       parsed: Any, miss: bool) -> None:
@@ -123,7 +120,7 @@ class PlannedCalls(CatalogueOverlay):
         if limited:
             simulated.count(provider, credential, now, calls)
         self.call_seq = seq = self.call_seq + 1
-        call_id = f"call_{self._id_prefix}{seq:010x}"
+        call_id = f"{self.calls.id_prefix}{seq:010x}"
         endpoint_id = plan.endpoint_id
         if cost:  # Team.debit, inlined: the charge is at most the estimate, which the balance covers
             team.balance_micro -= cost

@@ -96,7 +96,7 @@ class CallRecords:
 
     def _grow(self, slot: int) -> None:
         """Make room for ``slot`` (doubling, so a run of calls grows the arrays a few times)."""
-        size = min(self.limit, max(slot + 1, 2 * len(self._seq), 64))
+        size = min(self.limit, max(slot + 1, 2 * len(self._seq), 4))  # a world's few calls: a few slots
         more = size - len(self._seq)
         zeros = bytes(8 * more)
         for numbers in (self._seq, self._status, self._cost, self._at):

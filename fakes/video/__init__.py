@@ -71,7 +71,7 @@ class VideoFake(Fake):
         return routes
 
     def control_routes(self) -> list[BaseRoute]:
-        return control_routes(self)
+        return control_routes()
 
     def error_body(self, err: ServiceError) -> dict[str, Any]:
         """The reference's problem shape: ``{type, title, status, name?, detail?, problems?}``."""

@@ -8,6 +8,7 @@ Errors use the kernel's control shape ``{"error", "message"}``.
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any, Protocol
 
 from starlette.requests import Request
@@ -52,8 +53,21 @@ class ControlledVideo(Protocol):
     def add_plays(self, plays: Any) -> dict[str, Any]: ...
 
 
-def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
+def _fake(request: Request) -> ControlledVideo:
+    fake: ControlledVideo = request.scope["app"]  # the fake or world serving the request
+    return fake
+
+
+def control_routes() -> list[BaseRoute]:
+    """The routes, the same objects for every fake and world of the process: an endpoint finds
+    the fake serving it in ``scope["app"]``, so a new world builds none of its own."""
+    return list(_control_routes())
+
+
+@functools.cache
+def _control_routes() -> tuple[BaseRoute, ...]:
     async def projects(request: Request) -> Response:
+        fake = _fake(request)
         body = await read_json_object(request, error=ControlError) if await request.body() else {}
         unknown = sorted(set(body) - PROJECT_FIELDS)
         if unknown:
@@ -67,6 +81,7 @@ def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
                              201)
 
     async def usage(request: Request) -> Response:
+        fake = _fake(request)
         unknown = sorted(set(request.query_params) - {"project"})
         if unknown:
             raise ControlError(400, f"unknown query parameter(s) {', '.join(unknown)}; allowed: project",
@@ -74,6 +89,7 @@ def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
         return json_response(fake.usage(request.query_params.get("project")))
 
     async def deliveries(request: Request) -> Response:
+        fake = _fake(request)
         # the deliveries made so far are attempted first, waited for off the event loop (a receiver
         # may be this very server)
         fake.sync()
@@ -81,6 +97,7 @@ def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
         return json_response({"deliveries": fake.outbox()})
 
     async def views(request: Request) -> Response:
+        fake = _fake(request)
         body = await read_json_object(request, error=ControlError)
         unknown = sorted(set(body) - VIEW_FIELDS)
         missing = sorted(VIEW_FIELDS - set(body))
@@ -89,6 +106,7 @@ def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
         return json_response(fake.record_view(body["videoId"], body["seconds"]), 201)
 
     async def project(request: Request) -> Response:
+        fake = _fake(request)
         body = await read_json_object(request, error=ControlError)
         if not body or set(body) - PROJECT_FIELDS or not isinstance(body.get("keeps_discarded", True), bool):
             raise ControlError(400, "send {\"keeps_discarded\": true|false} and/or {\"custom_domains\": N}",
@@ -103,6 +121,7 @@ def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
         return json_response(answer)
 
     async def broadcast(request: Request) -> Response:
+        fake = _fake(request)
         body = await read_json_object(request, error=ControlError)
         unknown = sorted(set(body) - BROADCAST_FIELDS)
         if unknown or "seconds" not in body:
@@ -112,10 +131,11 @@ def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
                                             record=body.get("record", True), height=body.get("height", 720)), 201)
 
     async def plays(request: Request) -> Response:
+        fake = _fake(request)
         body = await read_json_object(request, error=ControlError)
         return json_response(fake.add_plays(body), 201)
 
-    return [
+    return (
         Route("/projects", projects, methods=["POST"]),
         Route("/projects/{project_id}", project, methods=["PATCH"]),
         Route("/live-streams/{live_stream_id}/broadcast", broadcast, methods=["POST"]),
@@ -123,4 +143,4 @@ def control_routes(fake: ControlledVideo) -> list[BaseRoute]:
         Route("/usage", usage, methods=["GET"]),
         Route("/webhooks/deliveries", deliveries, methods=["GET"]),
         Route("/views", views, methods=["POST"]),
-    ]
+    )

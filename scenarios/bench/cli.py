@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .density import bench_density, child_density
 from .fleet import bench_fleet
 from .http_part import bench_http
 from .inprocess import bench_inprocess, child_cold
@@ -71,6 +72,9 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
                         help="the fleet part measures HAProxy over 1 .. this many replicas (default 3)")
     parser.add_argument("--fleet-worlds", type=int, default=None,
                         help="worlds the fleet part's load spreads over (default 300)")
+    parser.add_argument("--density-worlds", type=int, default=None,
+                        help="touched worlds per service one `fakes serve` holds in the density part (default "
+                             "10,000; 100 with --quick)")
     parser.add_argument("--against", default=None, metavar="CHECKOUT",
                         help="another checkout of this project (e.g. `git worktree add /tmp/base main`): the HTTP "
                              "part also serves each fake from it, in runs alternating with this one's and bare "
@@ -126,7 +130,7 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         random_pages=pick(args.random_pages, 200, 10), cycles=pick(args.cycles, 50, 5),
         worlds=pick(args.worlds, 200, 10), op_repeats=pick(args.op_repeats, 200, 10),
         quick=quick, against=against, fleet_replicas=max(1, args.fleet_replicas),
-        fleet_worlds=pick(args.fleet_worlds, 300, 30),
+        fleet_worlds=pick(args.fleet_worlds, 300, 30), density_worlds=max(1, pick(args.density_worlds, 10_000, 100)),
     )
     return options, args.json_path
 
@@ -142,7 +146,7 @@ def run(options: Options) -> Report:
         "inbox_messages": options.inbox_messages, "page_repeats": options.page_repeats,
         "random_pages": options.random_pages, "cycles": options.cycles, "worlds": options.worlds,
         "op_repeats": options.op_repeats, "fleet_replicas": options.fleet_replicas,
-        "against": options.against,
+        "against": options.against, "density_worlds": options.density_worlds,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
     if options.parts & {"http", "peers"}:
@@ -160,12 +164,15 @@ def run(options: Options) -> Report:
         bench_operations(options, report)
     if "fleet" in options.parts:
         bench_fleet(options, report)
+    if "density" in options.parts:
+        bench_density(options, report)
     return report
 
 
 CHILDREN: dict[str, Callable[[dict[str, Any]], int]] = {
     "_serve": child_serve, "_load": child_load, "_journal": child_journal, "_cold": child_cold,
     "_pages": child_pages, "_world_rounds": child_world_rounds,
+    "_density": child_density,
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .density import render_density
 from .fleet import render_fleet
 from .measure import mb
 from .operations import render_operations
@@ -151,6 +152,7 @@ def render(report: Report) -> str:
     out += render_worlds(report)
     out += render_operations(report)
     out += render_fleet(report)
+    out += render_density(report)
     if report.targets:
         out += ["", "Targets (reported, not asserted)"]
         for t in report.targets:

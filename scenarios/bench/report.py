@@ -22,7 +22,7 @@ BENCH_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "full"}}
 QUICK_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "small"}}
 
 
-PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "peers", "fleet")
+PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "peers", "fleet", "density")
 DEFAULT_PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations")
 
 
@@ -49,6 +49,8 @@ class Options:
     #: the fleet part: fleets of 1 .. this many replicas behind HAProxy, and the worlds spread over them
     fleet_replicas: int = 3
     fleet_worlds: int = 300
+    #: the density part: touched worlds per service held at once by one `fakes serve`
+    density_worlds: int = 10_000
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Report:
     worlds: list[dict[str, Any]] = field(default_factory=list)
     operations: list[dict[str, Any]] = field(default_factory=list)
     fleet: dict[str, Any] = field(default_factory=dict)
+    density: dict[str, Any] = field(default_factory=dict)
     skipped: list[dict[str, str]] = field(default_factory=list)
     targets: list[dict[str, Any]] = field(default_factory=list)
 
@@ -79,6 +82,7 @@ class Report:
         return {"machine": self.machine, "config": self.config, "http": self.http, "inprocess": self.inprocess,
                 "scale": self.scale, "startup": self.startup, "startup_httpx_client_ms": self.startup_client_ms,
                 "worlds": self.worlds, "operations": self.operations, "fleet": self.fleet,
+                "density": self.density,
                 "targets": self.targets, "skipped": self.skipped}
 
 

@@ -3,9 +3,9 @@
 The package reads bottom-up (tests/test_layout.py): the routes, the assets, the control plane, the
 panels, the benchmark stage, the webhook sender and the state import depend on small protocols
 of what they use, defined below them, rather than on ``VideoFake`` (or ``VideoModel``), which
-imports them. mypy checks most of them where the fake passes itself (``control_routes(self)``,
-``Dispatcher(self)``, ``state.export(self)`` ...); the routes read theirs from the request, which
-mypy cannot follow, so this test holds every protocol of the package to the objects that serve it:
+imports them. mypy checks most of them where the fake passes itself (``Dispatcher(self)``,
+``state.export(self)`` ...); the routes and the control routes (one set for every fake and world)
+read theirs from the request, which mypy cannot follow, so this test holds every protocol of the package to the objects that serve it:
 each member present, each attribute of its declared type, each method taking the protocol's
 parameters. The annotated assignments below say the same to a type checker
 (``mypy tests/video/test_protocols.py``).
