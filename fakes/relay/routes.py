@@ -190,22 +190,10 @@ async def platform(request: Request) -> Response:
     hidden = request.query_params.get("include_hidden", "0")
     if hidden not in ("0", "1"):
         raise accounts_http.invalid(["query", "include_hidden"], "Input should be a valid integer", "int_parsing")
-    entries = [e for e in model.all_entries() if e["provider"] == slug]
-    if not entries:
+    found = model.platform(slug)
+    if found is None:
         raise ServiceError(404, f"unknown platform {slug!r}", code="not_found")
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for entry in entries:
-        grouped.setdefault(entry["capability"], []).append(model.endpoint_view(entry))
-    provider = model.provider(slug) or {}
-    return json_response({
-        "platform": {"slug": slug, "label": provider.get("display_name", slug), "category": "web"},
-        "capabilities": [{"id": cap, "description": cap, "endpoints": sorted(views, key=lambda v: str(v["id"]))}
-                         for cap, views in sorted(grouped.items())],
-        "extended": [], "hidden_count": 0,
-        "domains": sorted({e["domain"] for e in entries}),
-        "providers": {slug: {"service": slug, "display_name": provider.get("display_name", slug),
-                             "limits": provider.get("limits", {}), "pricing_url": provider.get("pricing_url"),
-                             "docs": provider.get("docs")}}})
+    return json_response(found)
 
 
 async def text_page(request: Request) -> Response:

@@ -6,6 +6,7 @@ from typing import Any
 
 from .fleet import render_fleet
 from .measure import mb
+from .mixed import render_mixed
 from .operations import render_operations
 from .report import TARGET_CYCLE_MS, TARGET_FRESH_MS, TARGET_HTTP_RATIO, Report
 from .subjects import KERNEL
@@ -150,6 +151,7 @@ def render(report: Report) -> str:
                        "code: build one per session, not per test)")
     out += render_worlds(report)
     out += render_operations(report)
+    out += render_mixed(report)
     out += render_fleet(report)
     if report.targets:
         out += ["", "Targets (reported, not asserted)"]

@@ -22,8 +22,8 @@ BENCH_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "full"}}
 QUICK_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "small"}}
 
 
-PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "peers", "fleet")
-DEFAULT_PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations")
+PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "mixed", "peers", "fleet")
+DEFAULT_PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "mixed")
 
 
 @dataclass
@@ -49,6 +49,8 @@ class Options:
     #: the fleet part: fleets of 1 .. this many replicas behind HAProxy, and the worlds spread over them
     fleet_replicas: int = 3
     fleet_worlds: int = 300
+    #: the mixed part's keep-alive connections per service
+    mix_connections: int = 50
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Report:
     worlds: list[dict[str, Any]] = field(default_factory=list)
     operations: list[dict[str, Any]] = field(default_factory=list)
     fleet: dict[str, Any] = field(default_factory=dict)
+    mixed: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     targets: list[dict[str, Any]] = field(default_factory=list)
 
@@ -79,6 +82,6 @@ class Report:
         return {"machine": self.machine, "config": self.config, "http": self.http, "inprocess": self.inprocess,
                 "scale": self.scale, "startup": self.startup, "startup_httpx_client_ms": self.startup_client_ms,
                 "worlds": self.worlds, "operations": self.operations, "fleet": self.fleet,
-                "targets": self.targets, "skipped": self.skipped}
+                "mixed": self.mixed, "targets": self.targets, "skipped": self.skipped}
 
 
