@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakes.kernel.errors import ControlError
+from fakes.kernel.http import dumps
 
 from . import catalogue, data
 from .catalogue import Catalogue, Entry, Provider
@@ -89,6 +90,30 @@ class CatalogueOverlay:
     def entry_for_route(self, provider: str, method: str, path: str) -> Entry | None:
         found = self.extra_routes.get((provider, method, path)) or self.base.by_route.get((provider, method, path))
         return self.entry(found) if found else None
+
+    def rendered(self, key: tuple[Any, ...], make: Callable[[], Any]) -> bytes:
+        """The JSON bytes of ``make()`` (a catalogue read), kept like the reads themselves."""
+        found: bytes = self._view(("json", *key), lambda: dumps(make()))
+        return found
+
+    def entries_of(self, provider: str) -> list[Entry]:
+        """A provider's entries, by id."""
+        found: list[Entry] = self._view(("entries", provider), lambda: sorted(
+            (e for e in self.all_entries() if e["provider"] == provider), key=lambda e: str(e["id"])))
+        return found
+
+    def curated_groups(self) -> list[tuple[str, list[Entry]]]:
+        """The curated, unrouted entries by capability (both sorted): the use-cases page's rows."""
+        def make() -> list[tuple[str, list[Entry]]]:
+            groups: dict[str, list[Entry]] = {}
+            for entry in self.all_entries():
+                if entry["curated"] and not entry.get("candidates"):
+                    groups.setdefault(entry["capability"], []).append(entry)
+            return [(capability, sorted(groups[capability], key=lambda e: str(e["id"])))
+                    for capability in sorted(groups)]
+
+        found: list[tuple[str, list[Entry]]] = self._view(("curated",), make)
+        return found
 
     def search(self, query: str, limit: int) -> dict[str, Any]:
         """Entries matching ``query``'s words (most words first, curated first), at most ``limit``."""
@@ -187,7 +212,7 @@ class CatalogueOverlay:
         return found
 
     def _platform(self, slug: str) -> dict[str, Any] | None:
-        entries = [e for e in self.all_entries() if e["provider"] == slug]
+        entries = self.entries_of(slug)
         if not entries:
             return None
         grouped: dict[str, list[dict[str, Any]]] = {}
