@@ -91,10 +91,16 @@ def mix_from_operations(operations: list[BenchOperation], auth: Mapping[str, str
         errors = [op for op in errors if probe(op) // 100 == 4]
     if not good:
         return errors
-    wanted = len(good) * MIX_ERRORS_PER_TEN // (10 - MIX_ERRORS_PER_TEN)
-    if errors and wanted:
-        step = len(errors) / wanted
-        errors = [errors[int(index * step) % len(errors)] for index in range(wanted)]
+    wanted = max(1, len(good) * MIX_ERRORS_PER_TEN // (10 - MIX_ERRORS_PER_TEN))
+    if errors:
+        # each kind in turn, each kind's requests spread over the operations they came from
+        kinds: dict[str, list[BenchOperation]] = {}
+        for op in errors:
+            kinds.setdefault(op.name.rsplit("(", 1)[1], []).append(op)
+        groups = list(kinds.values())
+        per_kind = -(-wanted // len(groups))
+        errors = [groups[index % len(groups)][(index // len(groups)) * len(groups[index % len(groups)]) // per_kind]
+                  for index in range(wanted)]
     # interleaved, so that any stretch of the loop holds the whole mix in its proportions
     mixed: list[BenchOperation] = []
     for index, op in enumerate(good):
