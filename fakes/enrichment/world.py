@@ -67,6 +67,9 @@ class PersonKey:
         return cls(*parts)
 
 
+RELATED_KEPT = 2048
+
+
 @dataclass
 class World:
     """Generated companies and people of one seed, plus what the control plane added."""
@@ -80,6 +83,11 @@ class World:
     custom_people: dict[str, dict[str, Any]] = field(default_factory=dict)   # person id -> fields
     slugs: dict[str, str] = field(default_factory=dict)                      # slug -> person id
     versions: dict[str, int] = field(default_factory=dict)                   # domain -> record version
+    #: (domain, kind, count) -> related companies: a pure function of the seed and the known
+    #: companies, kept until a company is added (bounded: past RELATED_KEPT it starts over)
+    _related: dict[tuple[str, str, int], list[str]] = field(default_factory=dict, repr=False, compare=False)
+    #: (person id, role) -> generated profile: likewise a pure function of the seed and the companies
+    _people: dict[tuple[str, str | None], dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     # -- companies ---------------------------------------------------------------------------
     def known(self, domain: str) -> bool:
@@ -101,12 +109,24 @@ class World:
     def add_company(self, domain: str, fields: dict[str, Any]) -> dict[str, Any]:
         self.custom_companies[domain] = {**self.custom_companies.get(domain, {}), **fields}
         self.versions[domain] = self.versions.get(domain, 0) + 1
+        self._related.clear()  # the known companies changed
+        self._people.clear()
         record = self.company(domain)
         assert record is not None
         return record
 
     def related(self, domain: str, kind: str, count: int) -> list[str]:
         """``count`` other known companies related to ``domain`` (customers, partners, competitors)."""
+        key = (domain, kind, count)
+        found = self._related.get(key)
+        if found is None:
+            found = self._find_related(domain, kind, count)
+            if len(self._related) >= RELATED_KEPT:
+                self._related.clear()
+            self._related[key] = found
+        return list(found)
+
+    def _find_related(self, domain: str, kind: str, count: int) -> list[str]:
         out: list[str] = []
         r = rng(self.seed, kind, domain)
         p = pools(self.locale)
@@ -236,7 +256,15 @@ class World:
         custom = self.custom_people.get(key.id)
         if custom and custom.get("role"):
             role = str(custom["role"])
-        generated = generated_person(self.seed, self.locale, key, role, self)
+        found = self._people.get((key.id, role))
+        if found is None:
+            found = generated_person(self.seed, self.locale, key, role, self)
+            if len(self._people) >= RELATED_KEPT:
+                self._people.clear()
+            self._people[(key.id, role)] = found
+        # the caller's own copy (it adds URLs); the kept one stays as generated
+        generated = {**found, "work_experience": [dict(job) for job in found["work_experience"]],
+                     "education": [dict(school) for school in found["education"]]}
         if custom:
             generated = {**generated, **{k: v for k, v in custom.items()
                                          if not k.startswith("_") and k not in ("role", "work_email")}}

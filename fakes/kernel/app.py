@@ -21,6 +21,7 @@ from .access import IN_PROCESS, ControlAccess
 from .clock import Clock
 from .control import STATE_PATH
 from .errors import ControlError, ServiceError, control_error_body
+from .exchange import Exchange
 from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, FaultSet, fault_delay
 from .gateway import HOST_ROUTED
 from .http import dumps, json_response
@@ -35,6 +36,8 @@ log = logging.getLogger("fakes")
 
 CONTROL_PREFIX = "/_fake"
 UNJOURNALED = ("/openapi.json",)
+_NO_WARNINGS: tuple[str, ...] = ()
+_CONTROL_LENGTH = len(CONTROL_PREFIX)
 
 
 class ServedFake(requestlog.LoggedFake, Protocol):
@@ -131,7 +134,10 @@ class FakeApp:
         if self.worlds is not None and names_world(scope, path):
             await self.worlds.route(scope, receive, send, path)  # /_w/<id>/... or X-Fake-World
             return
-        await self.handle(scope, receive, send, path)
+        if path.startswith(CONTROL_PREFIX) and (path == CONTROL_PREFIX or path[_CONTROL_LENGTH] == "/"):
+            await self._control(scope, receive, send, path)
+            return
+        await self._service(scope, receive, send, path)
 
     async def local(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The fake as an ASGI app for callers in process that address it by paths below its own
@@ -186,7 +192,6 @@ class FakeApp:
     # -- the service -------------------------------------------------------------------------
     async def _service(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
         fake = self.fake
-        method = scope["method"]
         if path in UNJOURNALED:
             await self._route(scope, receive, send)
             return
@@ -199,8 +204,10 @@ class FakeApp:
         if fake.faults.armed or fake.stubs.armed:
             live = LiveRequest(scope, path, receive, fake.max_body_bytes)
             receive = live.receive  # hands on what the rules read of the body, then the rest
-        # records the status, and the headers and bodies the journal keeps (fakes/kernel/exchange.py)
-        exchange = fake.journal.exchange(scope, limited_receive(receive, scope, fake.max_body_bytes), send)
+        journal = fake.journal
+        # holds the body to its cap; records the status, and the headers and bodies the journal
+        # keeps (fakes/kernel/exchange.py)
+        exchange = journal.exchange(scope, receive, send, fake.max_body_bytes)
         try:
             if live is None:
                 await self._route(scope, exchange.receive, exchange.send)
@@ -210,21 +217,30 @@ class FakeApp:
             # gone before its body ended: 408 if the body timeout cut it (it got that), else 499
             exchange.status = scope.get(TIMED_OUT_KEY, (0,))[0] or 499
         finally:
-            method = "HEAD" if HEAD_REQUEST in scope else method
+            method = "HEAD" if HEAD_REQUEST in scope else scope["method"]
             query = scope.get("query_string", b"").decode("latin-1")
-            if flagged:  # shown without the request's credentials (fakes/kernel/redaction.py)
-                flagged = fake.verdict_log.redacted(flagged, scope["headers"], query,
-                                                    getattr(exchange, "request_body", b""))
-            # the client rules this request broke, as "<rule id>: <detail>" (verdicts keep the counts)
-            warnings = tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged)
-            status = exchange.status
-            seq = fake.journal.add(method, path, query, status, at_ms, warnings, exchange,
-                                   None if live is None else live.answered_by)
+            if flagged:
+                self._flagged(flagged, method, path, query, at_ms, exchange, live)
+            else:
+                journal.add(method, path, query, exchange.status, at_ms, _NO_WARNINGS, exchange,
+                            None if live is None else live.answered_by)
             if log is not None:
-                log(fake, method, path, query, status, started)
-            for rule, detail in flagged:
-                fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": query,
-                                                       "status": status, "epoch_ms": at_ms, "seq": seq})
+                log(fake, method, path, query, exchange.status, started)
+
+    def _flagged(self, flagged: list[tuple[ClientRule, str]], method: str, path: str, query: str, at_ms: int,
+                 exchange: Exchange, live: LiveRequest | None) -> None:
+        """Journal a request that broke client rules, and record the verdicts."""
+        fake = self.fake
+        # shown without the request's credentials (fakes/kernel/redaction.py)
+        flagged = fake.verdict_log.redacted(flagged, exchange.request_headers, query, exchange.request_body)
+        # the client rules this request broke, as "<rule id>: <detail>" (verdicts keep the counts)
+        warnings = tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged)
+        status = exchange.status
+        seq = fake.journal.add(method, path, query, status, at_ms, warnings, exchange,
+                               None if live is None else live.answered_by)
+        for rule, detail in flagged:
+            fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": query,
+                                                   "status": status, "epoch_ms": at_ms, "seq": seq})
 
     async def _ruled(self, live: LiveRequest, scope: Scope, receive: Receive, send: Send) -> None:
         """A request when fault or stub rules are set: the first fault that matches, else the

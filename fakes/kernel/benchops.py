@@ -43,3 +43,105 @@ class BenchOperation:
     @property
     def path_template(self) -> str:
         return self.template or self.path.partition("?")[0]
+
+
+# -- mixed traffic (the benchmark's ``mixed`` part) ----------------------------------------------------
+#: what a wrong key looks like: the end of each credential replaced (the scheme, a prefix, kept)
+WRONG_KEY_TAIL = "bench0wrong0key0"
+UNKNOWN_ID = "bench-unknown-0000"
+#: of every ten requests of a mix, about this many are client errors (bad key, unknown id, bad parameter)
+MIX_ERRORS_PER_TEN = 3
+CLIENT_ERRORS = tuple(range(400, 500))
+
+
+def mix_from_operations(operations: list[BenchOperation], auth: Mapping[str, str],
+                        sample: tuple[str, str] | None = None,
+                        probe: Callable[[BenchOperation], int] | None = None) -> list[BenchOperation]:
+    """A realistic mix of a service's traffic from its :class:`BenchOperation` list: each read
+    (a GET that needs no ``prepare`` and answers 200) once, the ``sample`` request (the service's
+    heaviest common one) as often as a tenth of them, and client errors of each common kind - a
+    wrong key (each credential's end replaced), an unknown id (a templated path's parameter
+    replaced), a bad parameter (an integer query parameter given a word) - about three in ten.
+    ``probe`` (the request's status) keeps only the reads that answer 2xx and the errors that
+    answer 4xx (a public page takes a wrong key). Replayed in a loop by the benchmark's ``mixed``
+    part; nothing in it changes the fake's state."""
+    reads = [op for op in operations
+             if op.method == "GET" and op.prepare is None and op.auth and 200 in op.expect and not op.json]
+    if probe is not None:
+        reads = [op for op in reads if probe(op) // 100 == 2]
+    good = list(reads)
+    if sample is not None:
+        method, path = sample
+        good += [BenchOperation("sample", method, path)] * max(1, len(reads) // 10)
+    errors: list[BenchOperation] = []
+    for op in reads:
+        if any(_is_credential(name, value) for name, value in auth.items()):
+            wrong = {name: _wrong(value) if _is_credential(name, value) else value for name, value in auth.items()}
+            errors.append(BenchOperation(f"{op.name} (wrong key)", op.method, op.path, template=op.template,
+                                         headers={**wrong, **op.headers}, auth=False, expect=CLIENT_ERRORS))
+        unknown = _unknown_id(op)
+        if unknown is not None:
+            errors.append(BenchOperation(f"{op.name} (unknown id)", op.method, unknown, template=op.template,
+                                         headers=op.headers, expect=CLIENT_ERRORS))
+        bad = _bad_parameter(op.path)
+        if bad is not None:
+            errors.append(BenchOperation(f"{op.name} (bad parameter)", op.method, bad, template=op.template,
+                                         headers=op.headers, expect=CLIENT_ERRORS))
+    if probe is not None:
+        errors = [op for op in errors if probe(op) // 100 == 4]
+    if not good:
+        return errors
+    wanted = max(1, len(good) * MIX_ERRORS_PER_TEN // (10 - MIX_ERRORS_PER_TEN))
+    if errors:
+        # each kind in turn, each kind's requests spread over the operations they came from
+        kinds: dict[str, list[BenchOperation]] = {}
+        for op in errors:
+            kinds.setdefault(op.name.rsplit("(", 1)[1], []).append(op)
+        groups = list(kinds.values())
+        per_kind = -(-wanted // len(groups))
+        errors = [groups[index % len(groups)][(index // len(groups)) * len(groups[index % len(groups)]) // per_kind]
+                  for index in range(wanted)]
+    # interleaved, so that any stretch of the loop holds the whole mix in its proportions
+    mixed: list[BenchOperation] = []
+    for index, op in enumerate(good):
+        mixed.append(op)
+        for error in errors[index * len(errors) // len(good):(index + 1) * len(errors) // len(good)]:
+            mixed.append(error)
+    return mixed
+
+
+def _is_credential(name: str, value: str) -> bool:
+    lowered = name.lower()
+    return lowered in ("authorization", "cookie") or any(word in lowered for word in ("key", "token", "secret"))
+
+
+def _wrong(value: str) -> str:
+    tail = WRONG_KEY_TAIL[:max(1, min(len(WRONG_KEY_TAIL), len(value) // 2))]
+    return value[:len(value) - len(tail)] + tail
+
+
+def _unknown_id(op: BenchOperation) -> str | None:
+    """``op``'s path with the first segment its template names by a parameter made unknown."""
+    path, _, query = op.path.partition("?")
+    template = op.path_template.split("/")
+    segments = path.split("/")
+    if len(template) != len(segments):
+        return None
+    for index, (pattern, segment) in enumerate(zip(template, segments, strict=True)):
+        if pattern.startswith("{") and pattern.endswith("}") and segment:
+            segments[index] = UNKNOWN_ID
+            return "/".join(segments) + (f"?{query}" if query else "")
+    return None
+
+
+def _bad_parameter(path_and_query: str) -> str | None:
+    """The request with its first integer query parameter given a word instead."""
+    path, _, query = path_and_query.partition("?")
+    if not query:
+        return None
+    pairs = [pair.partition("=") for pair in query.split("&")]
+    for index, (name, sep, value) in enumerate(pairs):
+        if sep and value.isdigit():
+            pairs[index] = (name, sep, "many")
+            return path + "?" + "&".join(n + s + v for n, s, v in pairs)
+    return None

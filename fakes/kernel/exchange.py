@@ -14,8 +14,9 @@ from collections.abc import Awaitable, Iterable
 from itertools import chain
 from typing import Any, Final
 
-from starlette.types import Message, Receive, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from .limits import BodyTooLarge, first_read_cap
 from .redaction import Redactor
 
 #: longest body kept per request and per answer unless the fake says otherwise
@@ -27,35 +28,25 @@ RESPONSE_HEADER_COST = 64
 #: between the names and values of a settled header list (HTTP allows no NUL in either)
 HEADER_SEPARATOR = b"\0"
 
-class StatusOnly:
-    """What a journal that keeps no headers and bodies records of a request: its status."""
-
-    __slots__ = ("_send", "receive", "status")
-
-    def __init__(self, receive: Receive, send: Send) -> None:
-        self.status = 0
-        self.receive = receive
-        self._send = send
-
-    def send(self, message: Message) -> Awaitable[None]:
-        if message["type"] == "http.response.start":
-            self.status = message["status"]
-        return self._send(message)
-
-
 class Exchange:
     """Records one request and its answer while it runs (see :meth:`settle` for what is kept).
 
-    ``receive`` and ``send`` wrap the ASGI callables of the request: what the route reads and
-    what it sends passes through them once, kept by reference, each body cut to ``body_bytes``."""
+    ``receive`` and ``send`` wrap the ASGI callables of the request. ``receive`` holds the body to
+    its cap (fakes/kernel/limits.py: the matched route's, else ``cap``); with ``details`` (the
+    journal keeps headers and bodies) what the route reads and what it sends passes through once,
+    kept by reference: the cut to ``body_bytes`` and the header join happen once, when the journal
+    settles it after the answer (:meth:`fakes.kernel.journal.Journal.add`). Without ``details`` only
+    the status is kept. One object per request, no closure: every request of every fake makes one."""
 
     __slots__ = (
+        "_cap",
         "_receive",
         "_request_done",
+        "_scope",
         "_send",
         "body_bytes",
+        "details",
         "request_body",
-        "request_headers",
         "request_length",
         "response_body",
         "response_headers",
@@ -63,26 +54,43 @@ class Exchange:
         "status",
     )
 
-    def __init__(self, headers: Iterable[tuple[bytes, bytes]], body_bytes: int, receive: Receive,
-                 send: Send, body_expected: bool = True) -> None:
+    def __init__(self, scope: Scope, receive: Receive, send: Send, cap: int, details: bool,
+                 body_bytes: int) -> None:
         self.status = 0
-        self.request_headers = headers
+        self.details = details
+        self.body_bytes = body_bytes
+        self._scope = scope
+        self._cap = -cap - 1  # negative until the first read: then the route's own cap, or this one
         self.request_body = b""
         self.request_length = 0
         self.response_headers: Iterable[tuple[bytes, bytes]] = ()
         self.response_body = b""
         self.response_length = 0
-        self.body_bytes = body_bytes
-        self._request_done = not body_expected
+        # a GET or HEAD with a body is rare enough to be left unread (and marked so) if unrouted
+        self._request_done = not details or scope["method"] in BODILESS_METHODS
         self._receive = receive
         self._send = send
 
+    @property
+    def request_headers(self) -> list[tuple[bytes, bytes]]:
+        headers: list[tuple[bytes, bytes]] = self._scope["headers"]
+        return headers
+
     async def receive(self) -> Message:
+        cap = self._cap
+        if cap < 0:  # the first read: the router has matched the route by now
+            cap = self._cap = first_read_cap(self._scope, -cap - 1)
         message = await self._receive()
         body = message.get("body")
         if body:
-            self.request_length += len(body)
-            self.request_body = _keep(self.request_body, body, self.body_bytes)
+            length = self.request_length + len(body)
+            if length > cap:
+                raise BodyTooLarge(cap)
+            self.request_length = length
+            if self.details:
+                kept = self.request_body
+                # the first chunk by reference (cut when settled); later ones joined up to the limit
+                self.request_body = body if not kept else _keep(kept, body, self.body_bytes)
         if not message.get("more_body"):
             self._request_done = True
         return message
@@ -91,18 +99,18 @@ class Exchange:
         # a plain function handing on the server's awaitable: no coroutine of its own per message
         if message["type"] == "http.response.start":
             self.status = message["status"]
-            self.response_headers = message.get("headers") or ()
-            if not self._request_done:
-                unread = self._unread_length()
-                if unread:
-                    return self._read_then_send(unread, message)
-        else:
+            if self.details:
+                self.response_headers = message.get("headers") or ()
+                if not self._request_done:
+                    unread = self._unread_length()
+                    if unread:
+                        return self._read_then_send(unread, message)
+        elif self.details:
             body = message.get("body")
             if body:
-                if not self.response_length and len(body) <= self.body_bytes:
-                    self.response_body = body  # the common case: the whole body in one message
-                else:
-                    self.response_body = _keep(self.response_body, body, self.body_bytes)
+                kept = self.response_body
+                # the common case: the whole body in one message, kept by reference (cut when settled)
+                self.response_body = body if not kept else _keep(kept, body, self.body_bytes)
                 self.response_length += len(body)
         return self._send(message)
 
@@ -111,7 +119,7 @@ class Exchange:
         fault), when the journal would keep it whole; else 0 (none, or longer: it stays unread
         and is marked so)."""
         self._request_done = True
-        for name, value in self.request_headers:
+        for name, value in self._scope["headers"]:
             if name == b"content-length":
                 declared = int(value) if value.isdigit() and len(value) <= 18 else 0  # no 4,300-digit ints
                 fits = 0 < declared - self.request_length <= self.body_bytes - len(self.request_body)
@@ -130,22 +138,9 @@ class Exchange:
             pass
         await self._send(message)
 
-    def settle(self, head: bool = False) -> Kept:
-        """What the journal keeps of it: a plain tuple of bytes and integers (see :data:`Kept`).
 
-        The request's header list becomes one bytes object (name NUL value NUL ...): one object
-        instead of a list of pairs, its size exact (a client may send megabytes of headers); the
-        answer's (the fake's own, few and short) a tuple of its pairs. Tuples holding only bytes,
-        integers and such tuples are ones the garbage collector stops tracking, so a full journal
-        adds nothing to every collection. The request's callables (they hold the server's whole request
-        cycle) are let go with this object. ``head``: the client got no body (a HEAD request)."""
-        request_headers = HEADER_SEPARATOR.join(chain.from_iterable(self.request_headers))
-        response_headers = tuple(self.response_headers)  # the fake's own: few and short
-        response_body, response_length = (b"", 0) if head else (self.response_body, self.response_length)
-        cost = (len(request_headers) + RESPONSE_HEADER_COST * len(response_headers) + len(self.request_body)
-                + len(response_body))
-        return (request_headers, self.request_body, self.request_length, response_headers, response_body,
-                response_length, cost)
+#: requests whose body, if any, is not read before an answer the route gave without reading it
+BODILESS_METHODS = frozenset({"GET", "HEAD"})
 
 
 def _keep(kept: bytes, chunk: bytes, limit: int) -> bytes:
@@ -154,6 +149,69 @@ def _keep(kept: bytes, chunk: bytes, limit: int) -> bytes:
     if room <= 0:
         return kept
     return chunk if not kept and len(chunk) <= room else kept + chunk[:room]
+
+
+class Settled:
+    """What the journal settles exchanges with: each repeats what the one before it sent, often
+    byte for byte (a client sends the same headers again, a cached page is the same bytes), so the
+    joined header list, the answer's header tuple and each cut body of the last exchange are
+    reused when equal: no new memory per request for what did not change."""
+
+    __slots__ = ("body_bytes", "request_body", "request_headers", "request_joined", "response_body",
+                 "response_headers", "response_tuple")
+
+    def __init__(self, body_bytes: int) -> None:
+        self.body_bytes = body_bytes
+        self.forget()
+
+    def forget(self) -> None:
+        self.request_headers: list[tuple[bytes, bytes]] = []
+        self.request_joined = b""
+        self.response_headers: list[tuple[bytes, bytes]] = []
+        self.response_tuple: tuple[tuple[bytes, bytes], ...] = ()
+        self.request_body = b""
+        self.response_body = b""
+
+    def settle(self, exchange: Exchange, head: bool = False) -> Kept:
+        """What the journal keeps of ``exchange``: a plain tuple of bytes and integers (see :data:`Kept`).
+
+        The request's header list becomes one bytes object (name NUL value NUL ...): one object
+        instead of a list of pairs, its size exact (a client may send megabytes of headers); the
+        answer's (the fake's own, few and short) a tuple of its pairs. Tuples holding only bytes,
+        integers and such tuples are ones the garbage collector stops tracking, so a full journal
+        adds nothing to every collection. The request's callables (they hold the server's whole
+        request cycle) are let go with the exchange. ``head``: the client got no body (a HEAD request)."""
+        headers = exchange._scope["headers"]
+        if headers == self.request_headers:
+            request_headers = self.request_joined
+        else:
+            request_headers = self.request_joined = HEADER_SEPARATOR.join(chain.from_iterable(headers))
+            self.request_headers = list(headers)
+        answer_headers = exchange.response_headers
+        if answer_headers == self.response_headers:
+            response_headers = self.response_tuple
+        else:
+            response_headers = self.response_tuple = tuple(answer_headers)  # the fake's own: few and short
+            self.response_headers = list(answer_headers)
+        request_body = exchange.request_body
+        if len(request_body) > self.body_bytes:
+            request_body = self.request_body = self._cut(request_body, self.request_body)
+        if head:
+            response_body, response_length = b"", 0
+        else:
+            response_body, response_length = exchange.response_body, exchange.response_length
+            if len(response_body) > self.body_bytes:
+                response_body = self.response_body = self._cut(response_body, self.response_body)
+        cost = (len(request_headers) + RESPONSE_HEADER_COST * len(response_headers) + len(request_body)
+                + len(response_body))
+        return (request_headers, request_body, exchange.request_length, response_headers, response_body,
+                response_length, cost)
+
+    def _cut(self, body: bytes, last: bytes) -> bytes:
+        """``body`` cut to ``body_bytes``: the last cut again when it begins with it (no copy)."""
+        if last and len(last) == self.body_bytes and body.startswith(last):
+            return last
+        return body[:self.body_bytes]
 
 
 #: a kept exchange: (request headers, request body, its length, answer headers, answer body, its

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from starlette.types import Receive, Scope, Send
 
 from .clock import iso_ms
-from .exchange import COST, DEFAULT_BODY_BYTES, ENTRY_COST, Exchange, Kept, StatusOnly, describe
+from .exchange import COST, DEFAULT_BODY_BYTES, ENTRY_COST, Exchange, Kept, Settled, describe
 from .journalpool import POOL
 from .redaction import Redactor
 
@@ -83,10 +83,6 @@ class Record(NamedTuple):
     answered_by: tuple[str, ...] | None = None
 
 
-#: requests whose body, if any, is not read before an answer the route gave without reading it
-BODILESS_METHODS = frozenset({"GET", "HEAD"})
-
-
 class Journal:
     """Oldest-first record of requests; the oldest entries fall off past ``size`` (and past the
     byte budget, see the module).
@@ -110,6 +106,7 @@ class Journal:
         self._shed_from = 1  # no entry before this seq holds headers and bodies
         self._pending: int | None = None  # a shed the pool asked for from another thread
         self._limit = self.total_bytes or MAX_JOURNAL_BYTES << 8  # past it: _over (0: no budget of its own)
+        self._settled: Settled | None = None  # what settles exchanges (made with the first entry)
         self._empty()
 
     def _empty(self) -> None:
@@ -129,16 +126,13 @@ class Journal:
     def keeps_details(self) -> bool:
         return self.total_bytes > 0
 
-    def exchange(self, scope: Scope, receive: Receive, send: Send) -> Exchange | StatusOnly:
-        """The recorder of one request: wraps its ``receive`` and ``send``; hand it to :meth:`add`."""
-        if self.total_bytes:
-            # a GET or HEAD with a body is rare enough to be left unread (and marked so) if unrouted
-            return Exchange(scope["headers"], self.body_bytes, receive, send,
-                            body_expected=scope["method"] not in BODILESS_METHODS)
-        return StatusOnly(receive, send)
+    def exchange(self, scope: Scope, receive: Receive, send: Send, cap: int) -> Exchange:
+        """The recorder of one request: wraps its ``receive`` (holding the body to ``cap``, or its
+        route's own cap: fakes/kernel/limits.py) and ``send``; hand it to :meth:`add`."""
+        return Exchange(scope, receive, send, cap, self.total_bytes > 0, self.body_bytes)
 
     def add(self, method: str, path: str, query: str, status: int, epoch_ms: int,
-            warnings: tuple[str, ...] = _NO_WARNINGS, exchange: Exchange | StatusOnly | None = None,
+            warnings: tuple[str, ...] = _NO_WARNINGS, exchange: Exchange | None = None,
             answered_by: tuple[str, ...] | None = None) -> int:
         """Record one request (with what :meth:`exchange` kept of it, and the rule that answered
         it if one did); its seq (1, 2, ...)."""
@@ -153,6 +147,7 @@ class Journal:
         table = self._shared
         if table is None:
             table = self._shared = {}
+            self._settled = Settled(self.body_bytes)
             POOL.join(self)  # counted with every journal of the process from now on
         shared = table.get(request)
         if shared is None:
@@ -165,8 +160,9 @@ class Journal:
         if warnings:
             warnings = tuple(w if len(w) <= MAX_KEPT_TEXT else Cut.of(w) for w in warnings)
             cost += sum(len(w) for w in warnings)
-        kept = exchange.settle(method == "HEAD") if isinstance(exchange, Exchange) else None
-        if kept is not None:
+        kept = None
+        if exchange is not None and exchange.details:
+            kept = self._settled.settle(exchange, method == "HEAD")  # type: ignore[union-attr]
             cost += kept[COST]
         index = seq - self._base
         if index < self.size:  # a new slot
@@ -229,8 +225,7 @@ class Journal:
         while self.kept_bytes > target and seq < self.total:  # the entries themselves, oldest first
             self._drop(seq)
             seq += 1
-        POOL.kept -= before - self.kept_bytes
-        POOL.freed(before - self.kept_bytes)
+        POOL.kept -= before - self.kept_bytes  # (not handed back to the system: the next entries reuse it)
 
     def shed_later(self, target: int) -> None:
         """The pool, from another thread: shed to ``target`` at the next request."""
@@ -266,6 +261,8 @@ class Journal:
         if self._shared is not None:
             self._empty()
             self._shared = {}  # still counted with the pool's journals
+        if self._settled is not None:
+            self._settled.forget()
         self._answered = {}
         POOL.freed(freed)
 
@@ -274,6 +271,7 @@ class Journal:
         back now, not once the collector finds the fake."""
         self.clear()
         self._shared = None
+        self._settled = None
 
     def __len__(self) -> int:
         return min(self.total - self._cleared, self.size)

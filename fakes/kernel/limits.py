@@ -11,7 +11,8 @@ Every request body a fake reads has a cap (docs/hardening.md, "Size and time bou
 Each is a keyword argument of the fake, an environment variable (``FAKES_MAX_BODY_BYTES``,
 ``FAKES_MAX_CONTROL_BODY_BYTES``, ``FAKES_MAX_STATE_BYTES``) and a ``fakes serve`` flag.
 
-The kernel wraps the ASGI ``receive`` of every request (:func:`limited_receive`): when the route
+The kernel wraps the ASGI ``receive`` of every request (:func:`limited_receive` below ``/_fake``; the
+journal's recorder, fakes/kernel/exchange.py, on the service's routes): when the route
 asks for the body for the first time, a declared ``Content-Length`` above the cap is refused at
 once (nothing of the body has been read); a body without a length (chunked) is counted as it
 arrives and refused as soon as it passes the cap. The refusal (:class:`BodyTooLarge`) is a 413
@@ -112,6 +113,17 @@ class BodyRequired(ServiceError):
                          code="body_required")
 
 
+def first_read_cap(scope: Scope, default_cap: int) -> int:
+    """The cap of a request's body, judged at its first read (the router has matched the route by
+    then): the route's own, else ``default_cap``; a declared length past it is refused at once."""
+    declared = route_cap(scope.get("route"))
+    cap = default_cap if declared is None else declared
+    length = declared_length(scope)
+    if length is not None and length > cap:
+        raise BodyTooLarge(cap)
+    return cap
+
+
 def limited_receive(receive: Receive, scope: Scope, default_cap: int,
                     needs_body: Callable[[Scope], bool] | None = None) -> Callable[[], Awaitable[Message]]:
     """``receive`` refusing a body past the matched route's cap (``default_cap`` unless the
@@ -124,11 +136,7 @@ def limited_receive(receive: Receive, scope: Scope, default_cap: int,
         nonlocal seen, cap
         first = cap < 0
         if first:  # the first read: the router has matched the route by now
-            declared = route_cap(scope.get("route"))
-            cap = default_cap if declared is None else declared
-            length = declared_length(scope)
-            if length is not None and length > cap:
-                raise BodyTooLarge(cap)
+            cap = first_read_cap(scope, default_cap)
         message = await receive()
         body = message.get("body")
         if body:

@@ -6,14 +6,15 @@ call in a per-request exception-handler layer; the fake registers no Starlette e
 (:class:`fakes.kernel.app.FakeApp` renders every error in the service's own body), so that layer
 only costs time. This router:
 
-- remembers which plain :class:`Route` fully matched a (method, root path, path), with its path
-  parameters, and goes straight to it the next time (a bounded table: past
+- remembers which plain :class:`Route` or :class:`Mount` fully matched a (method, root path, path),
+  with its path parameters, and goes straight to it the next time (a router of a hundred routes
+  otherwise tries each one's regular expression on every request to a mount) (a bounded table: past
   :data:`MAX_REMEMBERED` distinct paths it starts over, and a path longer than
   :data:`MAX_REMEMBERED_PATH` is matched every time, so no client can make it grow large);
 - calls a function endpoint as ``await endpoint(Request(...))`` then ``await response(...)``,
   without Starlette's exception wrapper (what the wrapper would do with no handler registered:
   re-raise);
-- leaves everything else to Starlette: mounts, partial matches (405), misses (404), redirects.
+- leaves everything else to Starlette: partial matches (405), misses (404), redirects.
 
 The routes must not change after the router is built (the fake builds its app once).
 """
@@ -30,7 +31,7 @@ from starlette._utils import is_async_callable
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Match, Route, Router
+from starlette.routing import BaseRoute, Match, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 #: distinct (method, root path, path) remembered before the table starts over
@@ -38,7 +39,11 @@ MAX_REMEMBERED = 4096
 #: longer paths are not remembered: the table's memory stays small whatever clients send
 MAX_REMEMBERED_PATH = 512
 
-_Remembered = tuple[ASGIApp, Route, dict[str, Any]]
+#: the route's lean app, the route, its path parameters, and its endpoint when the router may call
+#: it itself (an async function endpoint without route middleware); for a mount: None, the mount,
+#: the scope entries it sets, None
+_Remembered = tuple[ASGIApp | None, BaseRoute, dict[str, Any], Callable[[Request], Any] | None]
+_ASYNC_FUNCTION = "_fakes_async_function"
 
 
 class ServiceRouter(Router):
@@ -57,27 +62,41 @@ class ServiceRouter(Router):
         if remembered is None:
             remembered = self._match(scope)
             if remembered is None:
-                await super().__call__(scope, receive, send)  # 404, 405, mounts, redirects
+                await super().__call__(scope, receive, send)  # 404, 405, redirects
                 return
             if len(key[2]) <= MAX_REMEMBERED_PATH:  # a long path (an id, a probe) is matched every time
                 if len(self._remembered) >= MAX_REMEMBERED:
                     self._remembered.clear()
                 self._remembered[key] = remembered
-        app, route, path_params = remembered
+        app, route, child_scope, endpoint = remembered
+        if app is None:  # a mount: what Starlette's router does once it found it
+            scope.setdefault("router", self)
+            scope.update(child_scope)
+            scope["path_params"] = child_scope["path_params"].copy()
+            await route.handle(scope, receive, send)
+            return
         scope["router"] = self
         scope["route"] = route
-        scope["endpoint"] = route.endpoint
-        scope["path_params"] = path_params.copy()  # the endpoint's own copy
-        await app(scope, receive, send)
+        scope["endpoint"] = route.endpoint  # type: ignore[attr-defined]  # a Route
+        scope["path_params"] = child_scope.copy()  # the endpoint's own copy
+        if endpoint is None:
+            await app(scope, receive, send)
+        else:  # an async function endpoint, called here: one coroutine less per request
+            response = await endpoint(Request(scope, receive, send))
+            await response(scope, receive, send)
 
     def _match(self, scope: Scope) -> _Remembered | None:
         """The first route Starlette would pick, when it is a plain Route matching fully."""
         for route in self.routes:
             match, child_scope = route.matches(scope)
             if match is Match.FULL:
+                if isinstance(route, Mount):
+                    return None, route, dict(child_scope), None
                 if not isinstance(route, Route):
                     return None
-                return lean_app(route), route, child_scope["path_params"]
+                app = lean_app(route)
+                endpoint = route.endpoint if getattr(app, _ASYNC_FUNCTION, False) else None
+                return app, route, child_scope["path_params"], endpoint
             if match is Match.PARTIAL:  # Starlette goes on looking for a full match; so do we
                 continue
         return None
@@ -109,6 +128,8 @@ def _lean_app(route: Route) -> ASGIApp:
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
             response = await endpoint(Request(scope, receive, send))
             await response(scope, receive, send)
+
+        setattr(app, _ASYNC_FUNCTION, True)  # what the router may do itself (see ServiceRouter.__call__)
     else:  # a plain function runs in a worker thread, as Starlette runs it
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
             response = await run_in_threadpool(endpoint, Request(scope, receive, send))

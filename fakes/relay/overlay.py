@@ -5,9 +5,11 @@ searched, viewed and extended here. Part of :class:`fakes.relay.model.RelayModel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fakes.kernel.errors import ControlError
+from fakes.kernel.http import dumps
 
 from . import catalogue, data
 from .catalogue import Catalogue, Entry, Provider
@@ -20,6 +22,9 @@ ENTRY_KINDS = ("email", "verify", "person", "match", "company", "people", "looka
                "generic", "async", "async_poll")
 #: treg's status marks: a marked entry answers 410 and is out of search
 ENTRY_STATUSES = ("retired", "broken")
+#: catalogue answers kept per model, and the longest query kept (longer ones are worked out each time)
+MAX_VIEWS = 4096
+MAX_VIEW_KEY = 256
 
 
 class CatalogueOverlay:
@@ -38,11 +43,29 @@ class CatalogueOverlay:
     _targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]]
     #: (catalogue id, query) -> what a repeated call needs (:mod:`fakes.relay.plans`); emptied likewise
     _plans: dict[tuple[str, str], Any]
+    #: what the catalogue's reads answer (searches, an entry's detail, the platforms), kept until
+    #: the catalogue changes: a pure function of its entries and providers. Shared by every caller,
+    #: so never changed by one
+    _views: dict[tuple[Any, ...], Any]
 
     def _catalogue_changed(self) -> None:
-        """Entries changed: what calls resolve to is worked out again."""
+        """Entries or providers changed: what calls resolve to and what the reads show are worked out again."""
         self._targets.clear()
         self._plans.clear()
+        self._views.clear()
+
+    def _view(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+        """``make()``, kept under ``key`` until the catalogue changes (a bounded table: past
+        :data:`MAX_VIEWS` answers it starts over; a long query is worked out every time)."""
+        views = self._views
+        found = views.get(key)
+        if found is None:
+            found = make()
+            if sum(len(part) for part in key if isinstance(part, str)) <= MAX_VIEW_KEY:
+                if len(views) >= MAX_VIEWS:
+                    views.clear()
+                views[key] = found
+        return found
 
     def entry(self, entry_id: str) -> Entry | None:
         return self.extra_entries.get(entry_id) or self.base.entries.get(entry_id)
@@ -69,7 +92,36 @@ class CatalogueOverlay:
         found = self.extra_routes.get((provider, method, path)) or self.base.by_route.get((provider, method, path))
         return self.entry(found) if found else None
 
+    def rendered(self, key: tuple[Any, ...], make: Callable[[], Any]) -> bytes:
+        """The JSON bytes of ``make()`` (a catalogue read), kept like the reads themselves."""
+        found: bytes = self._view(("json", *key), lambda: dumps(make()))
+        return found
+
+    def entries_of(self, provider: str) -> list[Entry]:
+        """A provider's entries, by id."""
+        found: list[Entry] = self._view(("entries", provider), lambda: sorted(
+            (e for e in self.all_entries() if e["provider"] == provider), key=lambda e: str(e["id"])))
+        return found
+
+    def curated_groups(self) -> list[tuple[str, list[Entry]]]:
+        """The curated, unrouted entries by capability (both sorted): the use-cases page's rows."""
+        def make() -> list[tuple[str, list[Entry]]]:
+            groups: dict[str, list[Entry]] = {}
+            for entry in self.all_entries():
+                if entry["curated"] and not entry.get("candidates"):
+                    groups.setdefault(entry["capability"], []).append(entry)
+            return [(capability, sorted(groups[capability], key=lambda e: str(e["id"])))
+                    for capability in sorted(groups)]
+
+        found: list[tuple[str, list[Entry]]] = self._view(("curated",), make)
+        return found
+
     def search(self, query: str, limit: int) -> dict[str, Any]:
+        """Entries matching ``query``'s words (most words first, curated first), at most ``limit``."""
+        found: dict[str, Any] = self._view(("search", query, limit), lambda: self._search(query, limit))
+        return found
+
+    def _search(self, query: str, limit: int) -> dict[str, Any]:
         words = [w for w in query.lower().replace(".", " ").replace("-", " ").split() if w]
         scored: list[tuple[int, str, Entry]] = []
         if not words and not self.extra_entries:
@@ -123,6 +175,10 @@ class CatalogueOverlay:
         return price
 
     def endpoint_detail(self, entry_id: str) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = self._view(("detail", entry_id), lambda: self._endpoint_detail(entry_id))
+        return found
+
+    def _endpoint_detail(self, entry_id: str) -> dict[str, Any] | None:
         entry = self.entry(entry_id)
         if entry is None:
             return None
@@ -148,6 +204,33 @@ class CatalogueOverlay:
         return data.answer(entry["kind"], rng, params, 2)
 
     def platforms(self) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = self._view(("platforms",), self._platforms)
+        return found
+
+    def platform(self, slug: str) -> dict[str, Any] | None:
+        """One provider's entries grouped by capability (None: no such provider)."""
+        found: dict[str, Any] | None = self._view(("platform", slug), lambda: self._platform(slug))
+        return found
+
+    def _platform(self, slug: str) -> dict[str, Any] | None:
+        entries = self.entries_of(slug)
+        if not entries:
+            return None
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for entry in entries:
+            grouped.setdefault(entry["capability"], []).append(self.endpoint_view(entry))
+        provider = self.provider(slug) or {}
+        return {
+            "platform": {"slug": slug, "label": provider.get("display_name", slug), "category": "web"},
+            "capabilities": [{"id": cap, "description": cap, "endpoints": sorted(views, key=lambda v: str(v["id"]))}
+                             for cap, views in sorted(grouped.items())],
+            "extended": [], "hidden_count": 0,
+            "domains": sorted({e["domain"] for e in entries}),
+            "providers": {slug: {"service": slug, "display_name": provider.get("display_name", slug),
+                                 "limits": provider.get("limits", {}), "pricing_url": provider.get("pricing_url"),
+                                 "docs": provider.get("docs")}}}
+
+    def _platforms(self) -> list[dict[str, Any]]:
         rows: dict[str, dict[str, Any]] = {}
         for entry in self.all_entries():
             row = rows.setdefault(entry["provider"], {"slug": entry["provider"], "endpoints": 0, "priced": 0})
@@ -182,6 +265,7 @@ class CatalogueOverlay:
             prov["trial_allowance"] = allowance
         self.extra_providers[service] = prov
         self.provider_specs[service] = dict(body)
+        self._catalogue_changed()
         return prov
 
     def add_entry(self, body: dict[str, Any]) -> Entry:

@@ -31,21 +31,17 @@ def _price(cost: dict[str, object] | None) -> str:
 
 def use_cases(fake: ServedRelay, markdown: bool) -> str:
     model = fake.model
-    groups: dict[str, list[dict[str, object]]] = {}
-    for entry in model.all_entries():
-        if entry["curated"] and not entry.get("candidates"):
-            groups.setdefault(entry["capability"], []).append(entry)
     lines = ["# Use cases" if markdown else "USE CASES", "",
              "Providers per job, compared on price and on the success rate measured from the calls this relay "
              "has answered.", ""]
-    for capability in sorted(groups):
+    for capability, entries in model.curated_groups():  # kept until the catalogue changes
         lines.append(f"## {capability}" if markdown else f"{capability}:")
         if markdown:
             lines += ["", "| endpoint | price | measured success |", "|---|---|---|"]
-        for entry in sorted(groups[capability], key=lambda e: str(e["id"])):
+        for entry in entries:
             calls, hits = model.stats.get(str(entry["id"]), [0, 0])
             rate = f"{hits / calls:.0%} of {calls}" if calls else "-"
-            price = _price(entry["cost"])  # type: ignore[arg-type]
+            price = _price(entry["cost"])
             lines.append(f"| `{entry['id']}` | {price} | {rate} |" if markdown else
                          f"  {entry['id']:<45} {price:<34} success {rate}")
         lines.append("")
@@ -73,7 +69,7 @@ def workflows(fake: ServedRelay, markdown: bool) -> str:
 def tools(fake: ServedRelay, provider: str, markdown: bool) -> str:
     model = fake.model
     prov = model.provider(provider)
-    entries = sorted((e for e in model.all_entries() if e["provider"] == provider), key=lambda e: str(e["id"]))
+    entries = model.entries_of(provider)  # kept until the catalogue changes
     if prov is None and not entries:
         raise ServiceError(404, f"no provider {provider!r}", code="not_found")
     title = prov["display_name"] if prov else provider

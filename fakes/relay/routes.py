@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import json_response, parse_query, query_int
+from fakes.kernel.http import JSONBytesResponse, json_response, parse_query, query_int
 from fakes.kernel.routing import claim_methods
 from fakes.kernel.verdicts import flag
 
@@ -148,7 +148,8 @@ async def search(request: Request) -> Response:
     query = parse_query(request)
     limit = query_int(request, "limit", 25, minimum=1, maximum=100)
     assert limit is not None
-    return json_response(fake_of(request).model.search(query.get("q", ""), limit))
+    model, words = fake_of(request).model, query.get("q", "")
+    return JSONBytesResponse(model.rendered(("search", words, limit), lambda: model.search(words, limit)))
 
 
 async def endpoint(request: Request) -> Response:
@@ -158,7 +159,7 @@ async def endpoint(request: Request) -> Response:
     if detail is None:
         raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint",
                            did_you_mean=[r["id"] for r in model.search(entry_id, 3)["results"]])
-    return json_response(detail)
+    return JSONBytesResponse(model.rendered(("detail", entry_id), lambda: detail))
 
 
 async def access(request: Request) -> Response:
@@ -172,7 +173,8 @@ async def access(request: Request) -> Response:
 
 
 async def platforms(request: Request) -> Response:
-    return json_response({"platforms": fake_of(request).model.platforms()})
+    model = fake_of(request).model
+    return JSONBytesResponse(model.rendered(("platforms",), lambda: {"platforms": model.platforms()}))
 
 
 async def balance(request: Request) -> Response:
@@ -190,22 +192,10 @@ async def platform(request: Request) -> Response:
     hidden = request.query_params.get("include_hidden", "0")
     if hidden not in ("0", "1"):
         raise accounts_http.invalid(["query", "include_hidden"], "Input should be a valid integer", "int_parsing")
-    entries = [e for e in model.all_entries() if e["provider"] == slug]
-    if not entries:
+    found = model.platform(slug)
+    if found is None:
         raise ServiceError(404, f"unknown platform {slug!r}", code="not_found")
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for entry in entries:
-        grouped.setdefault(entry["capability"], []).append(model.endpoint_view(entry))
-    provider = model.provider(slug) or {}
-    return json_response({
-        "platform": {"slug": slug, "label": provider.get("display_name", slug), "category": "web"},
-        "capabilities": [{"id": cap, "description": cap, "endpoints": sorted(views, key=lambda v: str(v["id"]))}
-                         for cap, views in sorted(grouped.items())],
-        "extended": [], "hidden_count": 0,
-        "domains": sorted({e["domain"] for e in entries}),
-        "providers": {slug: {"service": slug, "display_name": provider.get("display_name", slug),
-                             "limits": provider.get("limits", {}), "pricing_url": provider.get("pricing_url"),
-                             "docs": provider.get("docs")}}})
+    return JSONBytesResponse(model.rendered(("platform", slug), lambda: found))
 
 
 async def text_page(request: Request) -> Response:

@@ -6,6 +6,7 @@ seed answer byte for byte the same and a state export need only carry counters.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 
@@ -106,6 +107,16 @@ def _generator(seed: int, video: str, language: str, what: str) -> Faker:
 
 def caption_cues(seed: int, video: str, language: str, duration_s: float) -> list[tuple[float, float, str]]:
     """One cue every 4 seconds over the source's length (at least one), text in ``language``."""
+    return list(_caption_cues(seed, video, language, duration_s))
+
+
+#: generated texts kept per process: a pure function of their arguments, and a Faker instance per
+#: call costs a millisecond (a caption track or a summary read again and again)
+GENERATED_KEPT = 1024
+
+
+@functools.lru_cache(maxsize=GENERATED_KEPT)
+def _caption_cues(seed: int, video: str, language: str, duration_s: float) -> tuple[tuple[float, float, str], ...]:
     fake = _generator(seed, video, language, "captions")
     cues = []
     count = max(1, math.ceil(duration_s / 4))
@@ -113,7 +124,7 @@ def caption_cues(seed: int, video: str, language: str, duration_s: float) -> lis
         start = index * 4.0
         end = min(duration_s, start + 4.0) if duration_s > start else start + 1.0
         cues.append((start, end, fake.sentence(nb_words=8)))
-    return cues
+    return tuple(cues)
 
 
 def webvtt(cues: list[tuple[float, float, str]]) -> str:
@@ -133,12 +144,17 @@ def webvtt(cues: list[tuple[float, float, str]]) -> str:
 def summary(seed: int, video: str, language: str, attributes: tuple[str, ...]) -> dict[str, object]:
     """``{"abstract", "takeaways"}`` (the reference allows at most 3 takeaways); the attribute not
     requested is left out."""
-    fake = _generator(seed, video, language, "summary")
+    abstract, takeaways = _summary_texts(seed, video, language)
     body: dict[str, object] = {}
-    abstract = fake.paragraph(nb_sentences=3)
-    takeaways = [fake.sentence(nb_words=10) for _ in range(3)]
     if "abstract" in attributes:
         body["abstract"] = abstract
     if "takeaways" in attributes:
-        body["takeaways"] = takeaways
+        body["takeaways"] = list(takeaways)
     return body
+
+
+@functools.lru_cache(maxsize=GENERATED_KEPT)
+def _summary_texts(seed: int, video: str, language: str) -> tuple[str, tuple[str, ...]]:
+    fake = _generator(seed, video, language, "summary")
+    abstract = fake.paragraph(nb_sentences=3)
+    return abstract, tuple(fake.sentence(nb_words=10) for _ in range(3))

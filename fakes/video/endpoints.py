@@ -201,9 +201,12 @@ def page_of(rows: list[Any], query: dict[str, Any], request: Request, path: str,
     pages = max(1, math.ceil(total / size))
     shown = rows[(current - 1) * size:current * size]
     kept = [(k, v) for k, v in parse_query(request).multi_items() if k not in ("currentPage", "pageSize")]
+    # what urlencode([*kept, ("currentPage", page), ("pageSize", size)]) gives, the kept part encoded once
+    start = f"{base}{path}?" + (urlencode(kept) + "&" if kept else "") + "currentPage="
+    end = f"&pageSize={size}"
 
     def link(rel: str, page: int) -> dict[str, str]:
-        return {"rel": rel, "uri": f"{base}{path}?" + urlencode([*kept, ("currentPage", page), ("pageSize", size)])}
+        return {"rel": rel, "uri": f"{start}{page}{end}"}
 
     links = [link("self", current), link("first", 1)]
     if current > 1:

@@ -16,6 +16,7 @@ from .http_part import bench_http
 from .inprocess import bench_inprocess, child_cold
 from .load import LoadConfig, child_load, choose_generator
 from .measure import loadavg, machine_info
+from .mixed import MIX_CONNECTIONS, bench_mixed
 from .operations import bench_operations
 from .render import render
 from .report import BENCH_SETTINGS, DEFAULT_PARTS, PARTS, QUICK_SETTINGS, Options, Report
@@ -68,6 +69,8 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
                         help="new worlds to time per service in the worlds part (default 200)")
     parser.add_argument("--op-repeats", type=int, default=None,
                         help="timed calls of each public operation in the operations part (default 200)")
+    parser.add_argument("--mix-connections", type=int, default=MIX_CONNECTIONS,
+                        help=f"keep-alive connections per service in the mixed part (default {MIX_CONNECTIONS})")
     parser.add_argument("--fleet-replicas", type=int, default=3,
                         help="the fleet part measures HAProxy over 1 .. this many replicas (default 3)")
     parser.add_argument("--fleet-worlds", type=int, default=None,
@@ -117,7 +120,7 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
     if parts - set(PARTS):
         refuse(f"unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; known: {', '.join(PARTS)}")
     load = LoadConfig(
-        generator=choose_generator(args.generator) if parts & {"http", "peers"} else args.generator,
+        generator=choose_generator(args.generator) if parts & {"http", "peers", "mixed"} else args.generator,
         duration=pick(args.duration, 5.0, 1.0), warmup=pick(args.warmup, 1.0, 0.3),
         connections=pick(args.connections, 32, 8), threads=max(1, args.threads),
         rounds=max(1, pick(args.rounds, 3, 1)),
@@ -131,6 +134,7 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         worlds=pick(args.worlds, 200, 10), op_repeats=pick(args.op_repeats, 200, 10),
         quick=quick, against=against, fleet_replicas=max(1, args.fleet_replicas),
         fleet_worlds=pick(args.fleet_worlds, 300, 30), density_worlds=max(1, pick(args.density_worlds, 10_000, 100)),
+        mix_connections=max(1, args.mix_connections),
     )
     return options, args.json_path
 
@@ -147,6 +151,7 @@ def run(options: Options) -> Report:
         "random_pages": options.random_pages, "cycles": options.cycles, "worlds": options.worlds,
         "op_repeats": options.op_repeats, "fleet_replicas": options.fleet_replicas,
         "against": options.against, "density_worlds": options.density_worlds,
+        "mix_connections": options.mix_connections,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
     if options.parts & {"http", "peers"}:
@@ -162,6 +167,8 @@ def run(options: Options) -> Report:
         bench_worlds(options, report)
     if "operations" in options.parts:
         bench_operations(options, report)
+    if "mixed" in options.parts:
+        bench_mixed(options, report)
     if "fleet" in options.parts:
         bench_fleet(options, report)
     if "density" in options.parts:

@@ -11,7 +11,7 @@ from typing import Any
 
 from .load import run_load
 from .peers import Peer, Sample, installed_peers
-from .report import TARGET_HTTP_RATIO, TARGET_P99_RATIO, Options, Report
+from .report import TARGET_HTTP_RATIO, TARGET_LEAN_RATIO, TARGET_P99_RATIO, Options, Report
 from .servers import FRAMEWORK_HEADERS, Server
 from .subjects import KERNEL, importable
 
@@ -44,6 +44,8 @@ def bench_http(options: Options, report: Report) -> None:
             if target != KERNEL:
                 report.target(f"HTTP {row['service']} / bare Starlette", row["ratio"], TARGET_HTTP_RATIO,
                               higher_is_better=True, unit="x")
+                report.target(f"HTTP {row['service']} --journal-bytes 0 / bare", row["lean_ratio"],
+                              TARGET_LEAN_RATIO, higher_is_better=True, unit="x")
                 report.target(f"HTTP {row['service']} p99 / bare p99", row["p99_ratio"], TARGET_P99_RATIO,
                               higher_is_better=False, unit="x")
 
@@ -77,8 +79,11 @@ def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[P
             "content_type": check.headers.get("content-type", ""), "body_file": body_file,
             "response_headers": response_headers}))
         print(f"  {row['service']}: {row['request']} ({info['bytes']} bytes)", file=sys.stderr)
-        urls = {"bare": bare_server.url + info["path"], "fake": url}
-        warmups = {"bare": config.warmup, "fake": config.warmup}
+        # the same fake keeping no headers and bodies in its journal (`--journal-bytes 0`), in the same rounds
+        lean_server = stack.enter_context(Server({"kind": "fake", "target": target, "settings": options.settings,
+                                                  "body_file": body_file + ".lean", "journal_bytes": 0}))
+        urls = {"bare": bare_server.url + info["path"], "fake": url, "lean": lean_server.url + info["path"]}
+        warmups = {"bare": config.warmup, "fake": config.warmup, "lean": config.warmup}
         against_server = None
         if options.against:
             against_server = stack.enter_context(Server({"kind": "fake", "target": target, "settings": options.settings,
@@ -113,7 +118,7 @@ def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[P
             # alternate the order, so that a slow spell of a shared machine hits all alike
             for name in (names if round_index % 2 == 0 else names[::-1]):
                 runs[name].append(run_load(config, urls[name], info["method"], info["headers"], config.duration))
-        ours = {"bare": bare_server, "fake": fake_server}
+        ours = {"bare": bare_server, "fake": fake_server, "lean": lean_server}
         if against_server is not None:
             ours["against"] = against_server
         for name in names:
@@ -127,6 +132,8 @@ def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[P
                 row["peers"][name].update(figures)
         paired = [f["rps"] / b["rps"] for f, b in zip(runs["fake"], runs["bare"], strict=True) if b["rps"]]
         row["ratio_median_of_rounds"] = statistics.median(paired) if paired else 0.0
+        paired = [f["rps"] / b["rps"] for f, b in zip(runs["lean"], runs["bare"], strict=True) if b["rps"]]
+        row["lean_ratio_median_of_rounds"] = statistics.median(paired) if paired else 0.0
         if "against" in runs:
             against = row["against"]
             against["fake_ratio"] = row["fake"]["rps"] / against["rps"] if against["rps"] else 0.0
@@ -134,6 +141,7 @@ def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[P
             against["fake_ratio_median_of_rounds"] = statistics.median(pairs) if pairs else 0.0
             against["ratio_to_bare"] = against["rps"] / row["bare"]["rps"] if row["bare"]["rps"] else 0.0
     row["ratio"] = row["fake"]["rps"] / row["bare"]["rps"] if row["bare"]["rps"] else 0.0
+    row["lean_ratio"] = row["lean"]["rps"] / row["bare"]["rps"] if row["bare"]["rps"] else 0.0
     row["p99_ratio"] = row["fake"]["p99_ms"] / row["bare"]["p99_ms"] if row["bare"]["p99_ms"] else 0.0
     for figures in row["peers"].values():
         figures["fake_ratio"] = row["fake"]["rps"] / figures["rps"] if figures.get("rps") else 0.0

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,6 +30,49 @@ end
 """
 
 
+#: replays a list of requests in a loop (the mixed part); REQUESTS is filled in before it
+WRK_MIX_SCRIPT = """
+local requests = {%(requests)s}
+local next_one = 0
+request = function()
+  next_one = next_one %% #requests + 1
+  return requests[next_one]
+end
+"""
+
+
+@dataclass(frozen=True)
+class MixRequest:
+    """One request of a service's mix, as the load generators replay it."""
+
+    name: str
+    method: str
+    path: str
+    headers: dict[str, str] = field(default_factory=dict)
+    body: str = ""  # latin-1 text of the body's bytes
+    expect: tuple[int, ...] = (200,)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "expect", tuple(self.expect))
+
+
+def _lua_string(text: str) -> str:
+    """``text`` (latin-1) as a Lua string literal: printable ASCII as is, every other byte as \\ddd."""
+    out = []
+    for char in text:
+        code = ord(char)
+        out.append(char if 32 <= code < 127 and char not in '"\\' else f"\\{code:03d}")
+    return '"' + "".join(out) + '"'
+
+
+def wrk_mix_script(mix: list[MixRequest]) -> str:
+    requests = ",\n  ".join(
+        f"wrk.format({_lua_string(r.method)}, {_lua_string(r.path)}, "
+        f"{{{', '.join(f'[{_lua_string(k)}] = {_lua_string(v)}' for k, v in r.headers.items())}}}, "
+        f"{_lua_string(r.body) if r.body else 'nil'})" for r in mix)
+    return WRK_MIX_SCRIPT % {"requests": "\n  " + requests + "\n"}
+
+
 @dataclass
 class LoadConfig:
     generator: str  # "wrk" | "python"
@@ -42,6 +85,9 @@ class LoadConfig:
     def describe(self) -> str:
         return (f"{self.generator_label()}, {self.connections} connections, best of {self.rounds} alternating "
                 f"runs of {self.duration:g} s after a {self.warmup:g} s warm-up")
+
+    def with_connections(self, connections: int) -> LoadConfig:
+        return replace(self, connections=connections)
 
     def generator_label(self) -> str:
         if self.generator == "wrk":
@@ -58,12 +104,14 @@ def choose_generator(wanted: str) -> str:
     return wanted
 
 
-def run_load(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float) -> dict[str, Any]:
-    """One load run; req/s and latency percentiles in ms."""
+def run_load(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float,
+             mix: list[MixRequest] | None = None) -> dict[str, Any]:
+    """One load run; req/s and latency percentiles in ms. ``mix``: these requests in a loop
+    instead (their paths below ``url``), the mixed part's."""
     if config.generator == "wrk":
-        raw = _run_wrk(config, url, method, headers, duration)
+        raw = _run_wrk(config, url, method, headers, duration, mix)
     else:
-        raw = _run_python_load(config, url, method, headers, duration)
+        raw = _run_python_load(config, url, method, headers, duration, mix)
     seconds = raw["duration_us"] / 1e6 or duration
     return {
         "requests": raw["requests"],
@@ -78,9 +126,12 @@ def run_load(config: LoadConfig, url: str, method: str, headers: dict[str, str],
     }
 
 
-def _run_wrk(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float) -> dict[str, Any]:
+def _run_wrk(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float,
+             mix: list[MixRequest] | None = None) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(WRK_SCRIPT % {"method": method})
+        if mix:
+            script.write(wrk_mix_script(mix))
     try:
         command = ["wrk", f"-t{config.threads}", f"-c{max(config.connections, config.threads)}",
                    f"-d{max(1, round(duration))}s",  # wrk takes whole seconds
@@ -97,9 +148,10 @@ def _run_wrk(config: LoadConfig, url: str, method: str, headers: dict[str, str],
 
 
 def _run_python_load(config: LoadConfig, url: str, method: str, headers: dict[str, str],
-                     duration: float) -> dict[str, Any]:
+                     duration: float, mix: list[MixRequest] | None = None) -> dict[str, Any]:
     spec = {"url": url, "method": method, "headers": headers, "connections": config.connections,
-            "duration": duration}
+            "duration": duration,
+            "mix": [[r.method, r.path, r.headers, r.body] for r in mix] if mix else None}
     done = subprocess.run([sys.executable, "-m", BENCH_PACKAGE, "_load", json.dumps(spec)],
                           capture_output=True, text=True, timeout=duration + 60)
     if done.returncode != 0:
@@ -112,11 +164,9 @@ def child_load(spec: dict[str, Any]) -> int:
     parts = urlsplit(spec["url"])
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    lines = [f"{spec['method']} {target} HTTP/1.1", f"Host: {host}:{port}"]
-    lines += [f"{k}: {v}" for k, v in spec["headers"].items()]
-    if spec["method"] not in ("GET", "HEAD"):
-        lines.append("Content-Length: 0")
-    request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    mix = spec.get("mix") or [[spec["method"], target, spec["headers"], ""]]
+    requests = [_raw_request(method, (parts.path.rstrip("/") + path) if spec.get("mix") else path,
+                             f"{host}:{port}", headers, body) for method, path, headers, body in mix]
     latencies: list[int] = []
     counters = {"status": 0, "socket": 0, "bytes": 0}
 
@@ -147,12 +197,14 @@ def child_load(spec: dict[str, Any]) -> int:
         counters["bytes"] += size
         return status, close
 
-    async def worker(stop_at: float) -> None:
+    async def worker(stop_at: float, first: int) -> None:
         reader, writer = await asyncio.open_connection(host, port)
+        turn = first
         try:
             while time.perf_counter() < stop_at:
                 t0 = time.perf_counter_ns()
-                writer.write(request)
+                writer.write(requests[turn % len(requests)])
+                turn += 1
                 try:
                     status, close = await read_response(reader)
                 except (OSError, asyncio.IncompleteReadError, ValueError):
@@ -169,7 +221,7 @@ def child_load(spec: dict[str, Any]) -> int:
 
     async def main() -> float:
         start = time.perf_counter()
-        await asyncio.gather(*(worker(start + spec["duration"]) for _ in range(spec["connections"])))
+        await asyncio.gather(*(worker(start + spec["duration"], index) for index in range(spec["connections"])))
         return time.perf_counter() - start
 
     elapsed = asyncio.run(main())
@@ -184,3 +236,11 @@ def child_load(spec: dict[str, Any]) -> int:
     return 0
 
 
+
+
+def _raw_request(method: str, target: str, host: str, headers: dict[str, str], body: str) -> bytes:
+    lines = [f"{method} {target} HTTP/1.1", f"Host: {host}"]
+    lines += [f"{k}: {v}" for k, v in headers.items()]
+    if body or method not in ("GET", "HEAD"):
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n" + body).encode("latin-1")

@@ -7,8 +7,9 @@ from typing import Any
 from .density import render_density
 from .fleet import render_fleet
 from .measure import mb
+from .mixed import render_mixed
 from .operations import render_operations
-from .report import TARGET_CYCLE_MS, TARGET_FRESH_MS, TARGET_HTTP_RATIO, Report
+from .report import TARGET_CYCLE_MS, TARGET_FRESH_MS, TARGET_HTTP_RATIO, TARGET_LEAN_RATIO, Report
 from .subjects import KERNEL
 from .worlds import render_worlds
 
@@ -27,6 +28,15 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "~"
 
 
+def _lean(row: dict[str, Any]) -> str:
+    """The journal-bytes-0 columns of an HTTP row (older JSON reports have none)."""
+    lean = row.get("lean")
+    if lean is None:
+        return ""
+    mark = _mark(row["lean_ratio"] >= TARGET_LEAN_RATIO) if not row["service"].startswith(KERNEL) else ""
+    return f"{lean['rps']:>9.0f} {row['lean_ratio']:>5.2f} {row['lean_ratio_median_of_rounds']:>5.2f} {mark:>5}"
+
+
 def render(report: Report) -> str:
     m = report.machine
     out = [
@@ -38,7 +48,9 @@ def render(report: Report) -> str:
     if report.http:
         out += ["", f"1. Over HTTP - load generator: {report.config['load']}",
                 f"{'service':<21} {'request':<40} {'bytes':>7} | {'bare req/s':>10} {'p50':>6} {'p99':>6} | "
-                f"{'fake req/s':>10} {'p50':>6} {'p99':>6} | {'ratio':>5} {'pairs':>5} {'>=0.7':>5} {'RSS MB':>7}"]
+                f"{'fake req/s':>10} {'p50':>6} {'p99':>6} | {'ratio':>5} {'pairs':>5} "
+                f"{'>=' + str(TARGET_HTTP_RATIO):>6} {'RSS MB':>7} | "
+                f"{'jb0 req/s':>9} {'ratio':>5} {'pairs':>5} {'>=' + str(TARGET_LEAN_RATIO):>5}"]
         for row in report.http:
             bare, fake = row["bare"], row["fake"]
             errors = fake["non_2xx"] + fake["socket_errors"] + bare["non_2xx"] + bare["socket_errors"]
@@ -47,10 +59,11 @@ def render(report: Report) -> str:
                 f"{row['service']:<21} {_short(row['request'], 40):<40} {row['response_bytes']:>7} | "
                 f"{bare['rps']:>10.0f} {bare['p50_ms']:>6.2f} {bare['p99_ms']:>6.2f} | "
                 f"{fake['rps']:>10.0f} {fake['p50_ms']:>6.2f} {fake['p99_ms']:>6.2f} | "
-                f"{row['ratio']:>5.2f} {row['ratio_median_of_rounds']:>5.2f} {mark:>5} "
-                f"{_fmt(mb(row['rss_kb'])):>7}" + (f"  ({errors} errors!)" if errors else ""))
+                f"{row['ratio']:>5.2f} {row['ratio_median_of_rounds']:>5.2f} {mark:>6} "
+                f"{_fmt(mb(row['rss_kb'])):>7} | " + _lean(row) + (f"  ({errors} errors!)" if errors else ""))
         out.append("(latencies in ms; ratio = best fake req/s / best bare req/s, pairs = median of the ratios of "
-                   "the runs made one after the other;\n bare = plain Starlette answering the same bytes and "
+                   "the runs made one after the other; jb0 = the same fake with --journal-bytes 0, no headers and "
+                   "bodies kept;\n bare = plain Starlette answering the same bytes and "
                    "headers on the same path, served the same way: uvicorn on uvloop + httptools, one process)")
         with_peers = [row for row in report.http if row.get("peers")]
         if with_peers:
@@ -151,6 +164,7 @@ def render(report: Report) -> str:
                        "code: build one per session, not per test)")
     out += render_worlds(report)
     out += render_operations(report)
+    out += render_mixed(report)
     out += render_fleet(report)
     out += render_density(report)
     if report.targets:

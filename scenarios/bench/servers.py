@@ -47,13 +47,17 @@ def child_serve(spec: dict[str, Any]) -> int:
     started = time.perf_counter()
     info: dict[str, Any] = {"pid": os.getpid()}
     if spec["kind"] == "fake":
-        fake = build_fake(spec["target"], spec["settings"])
+        # "journal_bytes": 0 serves the fake as `--journal-bytes 0` does (no headers and bodies kept)
+        extra = {"journal_bytes": spec["journal_bytes"]} if "journal_bytes" in spec else {}
+        fake = build_fake(spec["target"], spec["settings"], **extra)
         info["build_s"] = time.perf_counter() - started
         method, path = fake.sample_request()
         headers = dict(fake.auth_headers())
         with fake.client() as client:
             response = client.request(method, path, headers=headers)
         Path(spec["body_file"]).write_bytes(response.content)
+        if spec.get("mix_file"):
+            Path(spec["mix_file"]).write_text(json.dumps(mix_requests(fake)))
         info.update(method=method, path=path, headers=headers, status=response.status_code,
                     content_type=response.headers.get("content-type", ""), bytes=len(response.content),
                     service=fake.name)
@@ -76,6 +80,23 @@ def child_serve(spec: dict[str, Any]) -> int:
 
     run_on_fast_loop(run())  # uvloop, as `fakes serve` runs; uvicorn parses with httptools
     return 0
+
+
+def mix_requests(fake: Any) -> list[dict[str, Any]]:
+    """The fake's ``bench_mix()`` as the load generators replay it (:class:`.load.MixRequest` fields)."""
+    auth = dict(fake.auth_headers())
+    out = []
+    for op in fake.bench_mix():
+        headers = {**auth, **op.headers} if op.auth else dict(op.headers)
+        body = b""
+        if op.json is not None:
+            body = json.dumps(op.json).encode()
+            headers.setdefault("content-type", "application/json")
+        elif op.content is not None:
+            body = bytes(op.content)
+        out.append({"name": op.name, "method": op.method, "path": op.path, "headers": headers,
+                    "body": body.decode("latin-1"), "expect": list(op.expect)})
+    return out
 
 
 class Server:

@@ -203,3 +203,23 @@ def test_json_bytes_response_sends_what_starlette_would() -> None:
 
     body = b'{"a":[1,2]}'
     assert JSONBytesResponse(body, 201).raw_headers == Response(body, 201, media_type="application/json").raw_headers
+
+
+def test_a_mount_is_remembered_and_routed_as_starlette_routes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    router = ServiceRouter(routes())
+    tried: list[str] = []
+    original = Route.matches
+
+    def counting(self: Route, scope: Any) -> Any:
+        tried.append(self.path)
+        return original(self, scope)
+
+    monkeypatch.setattr(Route, "matches", counting)
+    expected_status, expected_body, expected_scope = call(Router(routes=routes()), "GET", "/mounted/x")
+    first = call(router, "GET", "/mounted/x")
+    tried.clear()
+    again = call(router, "GET", "/mounted/x")
+    assert first[:2] == again[:2] == (expected_status, expected_body) == (200, b"mounted x")
+    assert "/items/{item_id:int}" not in tried  # the routes before the mount are not tried again
+    for key in ("root_path", "path_params", "app_root_path"):
+        assert again[2].get(key) == expected_scope.get(key)

@@ -105,3 +105,57 @@ def test_against_needs_a_checkout_of_this_project(tmp_path: Path, capsys: pytest
     assert capsys.readouterr().err.strip().splitlines() == [
         f"bench: --against {str(tmp_path)!r} is not a checkout of this project (no fakes/kernel and "
         "scenarios/bench in it)"]
+
+
+def test_a_mix_holds_reads_the_sample_and_each_kind_of_client_error() -> None:
+    from fakes.kernel.benchops import UNKNOWN_ID, BenchOperation, mix_from_operations
+
+    operations = [BenchOperation(f"read{n}", "GET", f"/things/{n}?page=2", template="/things/{id}") for n in range(10)]
+    operations.append(BenchOperation("create", "POST", "/things", json={"a": 1}, expect=(201,)))
+    mix = mix_from_operations(operations, {"Authorization": "Bearer secret-key-1234", "X-Version": "2"},
+                              ("GET", "/things?page=1"))
+    names = [op.name for op in mix]
+    assert "create" not in names and names.count("sample") == 1
+    errors = [op for op in mix if "(" in op.name]
+    assert 0.2 <= len(errors) / len(mix) <= 0.35
+    kinds = {op.name.split("(")[1].rstrip(")") for op in errors}
+    assert kinds == {"wrong key", "unknown id", "bad parameter"}
+    wrong = next(op for op in errors if "wrong key" in op.name)
+    assert wrong.headers["X-Version"] == "2" and wrong.headers["Authorization"].startswith("Bearer ")
+    assert wrong.headers["Authorization"] != "Bearer secret-key-1234" and not wrong.auth
+    assert any(op.path.startswith(f"/things/{UNKNOWN_ID}") for op in errors)
+    assert any("page=many" in op.path for op in errors)
+
+
+def test_the_wrk_script_replays_the_mix_with_any_byte_escaped() -> None:
+    from scenarios.bench.load import MixRequest, wrk_mix_script
+
+    script = wrk_mix_script([MixRequest("a", "POST", '/x?q="\xe9"', {"k": 'v\\"'}, body='{"a":1}\n')])
+    assert ('wrk.format("POST", "/x?q=\\034\\233\\034", {["k"] = "v\\092\\034"}, "{\\034a\\034:1}\\010")'
+            in script)
+    assert "requests[next_one]" in script
+
+
+def test_the_mixed_part_reports_its_rows(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    assert bench.main(["--parts", "mixed", "--only", "member-export", "--no-kernel", "--generator", "python",
+                       "--duration", "0.3", "--warmup", "0.1", "--rounds", "1", "--mix-connections", "2",
+                       "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    (row,) = figures["mixed"]
+    assert row["service"] == "member-export" and row["problems"] == []
+    assert row["answers_2xx"] > 0 and row["answers_4xx"] > 0 and row["requests"] >= 3
+    assert row["mixed"]["rps"] > 0 and row["sample"]["rps"] > 0 and row["ratio"] > 0
+
+
+@pytest.mark.parametrize("service", ["member-export", "filings", "enrichment", "relay", "video"])
+def test_every_service_has_a_mix_of_reads_and_client_errors(service: str) -> None:
+    from fakes import registry
+
+    cls = registry.fake_class(service)
+    fake = cls(seed=0, **cls.settings_for_tests())
+    fake.sample_request()
+    mix = fake.bench_mix()
+    errors = [op for op in mix if op.expect and min(op.expect) >= 400]
+    assert len(mix) > len(errors) > 0
+    assert "wrong key" in {op.name.rsplit("(", 1)[-1].rstrip(")") for op in errors}

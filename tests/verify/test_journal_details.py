@@ -178,3 +178,24 @@ def test_numbers_too_long_for_python_are_refused_or_read_not_500(notes: NotesFak
     assert answer.status_code == 400 and answer.json()["field"] == "status"
     kept = (b"content-length\0" + b"9" * 5000, b"", 0, (), b"", 0, 100)
     assert describe(kept, None)["request"]["body_unread"] is True
+
+
+def test_what_repeats_byte_for_byte_is_kept_once_and_a_change_is_kept_as_sent() -> None:
+    fake = NotesFake(seed=7, journal_body_bytes=64)
+    client = fake.client(headers={"x-trace": "a"})
+    long_text = "n" * 300
+    for _ in range(3):
+        client.post("/notes", json={"text": long_text})
+    client.post("/notes", json={"text": "m" * 300}, headers={"x-trace": "b"})
+    records = list(fake.journal.records())[-4:]
+    kept = [record.exchange for record in records]
+    assert all(isinstance(one, tuple) for one in kept)
+    request_headers = [one[0] for one in kept]  # type: ignore[index]
+    request_bodies = [one[1] for one in kept]  # type: ignore[index]
+    assert request_headers[0] is request_headers[1] is request_headers[2]  # one object for the same headers
+    assert request_bodies[0] is request_bodies[1] is request_bodies[2] and len(request_bodies[0]) == 64
+    assert b"x-trace\0b" in request_headers[3] and request_bodies[3] == b'{"text":"' + b"m" * 55
+    entries = fake.journal_entries()[-4:]
+    assert [e["request"]["headers"]["x-trace"] for e in entries] == ["a", "a", "a", "b"]
+    assert all(e["request"]["body_truncated"] and e["request"]["body_length"] == 311 for e in entries)
+    assert entries[0]["request"]["body"] == '{"text":"' + "n" * 55
