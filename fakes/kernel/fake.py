@@ -25,12 +25,7 @@ from .errors import ControlError, ServiceError
 from .faults import FaultSet
 from .http import check_json_value, dumps, json_response
 from .journal import DEFAULT_JOURNAL_SIZE, Journal, journal_settings
-from .limits import (
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_CONTROL_BODY_BYTES,
-    DEFAULT_MAX_STATE_BYTES,
-    resolve_cap,
-)
+from .limits import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONTROL_BODY_BYTES, DEFAULT_MAX_STATE_BYTES, resolve_cap
 from .openapi import control_paths, merge_control_plane, required_bodies, secure_control_plane, template_key
 from .redaction import redactor
 from .routing import ServiceRouter
