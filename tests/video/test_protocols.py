@@ -6,10 +6,9 @@ of what they use, defined below them, rather than on ``VideoFake`` (or ``VideoMo
 imports them. mypy checks most of them where the fake passes itself (``Dispatcher(self)``,
 ``state.export(self)`` ...); the routes and the control routes (one set for every fake and world)
 read theirs from the request, which mypy cannot follow, so this test holds every protocol of the
-package to the objects that serve it:
-each member present, each attribute of its declared type, each method taking the protocol's
-parameters. The annotated assignments below say the same to a type checker
-(``mypy tests/video/test_protocols.py``).
+package to the objects that serve it: each member present, each attribute of its declared type,
+each method taking the protocol's parameters. The annotated assignments below say the same to a
+type checker (``mypy tests/video/test_protocols.py``).
 """
 
 from __future__ import annotations
