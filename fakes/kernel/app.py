@@ -209,8 +209,13 @@ class FakeApp:
         # keeps (fakes/kernel/exchange.py)
         exchange = journal.exchange(scope, receive, send, fake.max_body_bytes)
         try:
-            if live is None:
-                await self._route(scope, exchange.receive, exchange.send)
+            if live is None:  # _route, inlined: one coroutine less on every request
+                try:
+                    await self.service_router(scope, exchange.receive, exchange.send)
+                except (DroppedConnection, ClientDisconnect):
+                    raise
+                except Exception as exc:
+                    await self._route_failed(exc, scope, exchange.receive, exchange.send, None)
             else:
                 await self._ruled(live, scope, exchange.receive, exchange.send)
         except ClientDisconnect:
@@ -276,9 +281,18 @@ class FakeApp:
     async def _route(self, scope: Scope, receive: Receive, send: Send, live: LiveRequest | None = None) -> None:
         try:
             await self.service_router(scope, receive, send)
-        except ServiceError as err:
-            await self._render_service_error(scope, receive, send, err)
-        except HTTPException as exc:
+        except (DroppedConnection, ClientDisconnect):
+            raise
+        except Exception as exc:
+            await self._route_failed(exc, scope, receive, send, live)
+
+    async def _route_failed(self, exc: Exception, scope: Scope, receive: Receive, send: Send,
+                            live: LiveRequest | None) -> None:
+        """Answer what the router raised: the service's error, a 404/405 (or a stub behind the
+        model), or - never a traceback - a 500."""
+        if isinstance(exc, ServiceError):
+            await self._render_service_error(scope, receive, send, exc)
+        elif isinstance(exc, HTTPException):
             if live is not None and self.fake.stubs.behind:  # no route here: a stub behind the model may answer
                 found = await self.fake.stubs.pick(live, "behind")
                 if found is not None:
@@ -289,10 +303,8 @@ class FakeApp:
                        if exc.status_code == 405 else
                        ServiceError(exc.status_code, f"no such resource: {scope['path']}", code="not_found"))
             await self._render_service_error(scope, receive, send, refusal)
-        except (DroppedConnection, ClientDisconnect):
-            raise
-        except Exception as exc:  # the safety net: a fake must never answer with a traceback
-            log.exception("unexpected error in fake %s", self.fake.name)
+        else:  # the safety net: a fake must never answer with a traceback
+            log.error("unexpected error in fake %s", self.fake.name, exc_info=exc)
             await self._render_service_error(
                 scope, receive, send, ServiceError(500, f"internal error in the fake: {exc!r}", code="internal"))
 

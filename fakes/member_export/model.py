@@ -78,6 +78,7 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
         self.limits = DailyLimits()
         self.event_id_base = 978_000_000 + mix(seed, "event-ids") % 1_000_000
         self._pages: OrderedDict[tuple[Any, ...], list[Row]] = OrderedDict()
+        self._ready_pages: dict[tuple[Any, ...], list[tuple[str, int]]] = {}
         self.judged_stops: Judged = set()  # paging notes judged already (paging.py; not state)
 
     # -- members and tokens (control plane) ---------------------------------------------------
@@ -375,6 +376,7 @@ class MemberExportModel(SnapshotReads, OAuthFlows):
         self.applications, self.codes, self.refresh_tokens, self.signed_in = (applications, codes, refresh_tokens,
                                                                               signed_in)
         self._pages.clear()
+        self._ready_pages.clear()
 
 def _uuid(key: int, number: int) -> str:
     text = f"{key:016x}{mix(key, number):016x}"

@@ -12,9 +12,12 @@ from fakes.kernel.verdicts import Broken
 from .data import DAY_MS, DataGenerator, Row, mix
 from .domains import DOMAINS, UNSUPPORTED_DOMAINS
 from .members import NO_DATA, PAGE_CACHE_SIZE, Clock, Member, bad_request, no_data
+from .page_cache import member_fingerprint
 from .paging import Judged, after_page, before_page
 from .rules import PAGING_PAST_404, RELYING_ON_TOTAL
 from .settings import MemberExportSettings
+
+READY_PAGES_KEPT = 256
 
 
 @dataclass
@@ -37,6 +40,8 @@ class SnapshotReads:
     gen: DataGenerator
     judged_stops: Judged
     _pages: OrderedDict[tuple[Any, ...], list[Row]]
+    #: (member id, its fingerprint, instant) -> its built domains in build order with their page counts
+    _ready_pages: dict[tuple[Any, ...], list[tuple[str, int]]]
 
     def record_count(self, member: Member, domain: str, now: int) -> tuple[int, list[dict[str, Any]]]:
         """(generated records visible now, appended records visible now) of a domain."""
@@ -91,7 +96,7 @@ class SnapshotReads:
         if marker is not None and start >= marker:
             del member.end_of_paging[marker_key]  # new records moved the end
         if domain is None:
-            pages = sum(self._pages_of(member, d, now) for ready_at, d in member.ready_order() if ready_at <= now)
+            pages = sum(count for _, count in self._built_pages(member, now))
         else:
             pages = self._pages_of(member, domain, now)
         total = max(0, pages + _total_skew(self.seed, member.id, marker_key))
@@ -108,13 +113,23 @@ class SnapshotReads:
     def _pages_of(self, member: Member, domain: str, now: int) -> int:
         return -(-self.visible_records(member, domain, now) // self.settings.page_size)
 
+    def _built_pages(self, member: Member, now: int) -> list[tuple[str, int]]:
+        """The domains built by ``now`` in build order, with their page counts: worked out once per
+        member state and instant (the all-domains view asks on every page, over some 60 domains)."""
+        key = (member.id, member_fingerprint(member), now)
+        found = self._ready_pages.get(key)
+        if found is None:
+            found = [(name, self._pages_of(member, name, now)) for ready_at, name in member.ready_order()
+                     if ready_at <= now]
+            if len(self._ready_pages) >= READY_PAGES_KEPT:
+                self._ready_pages.clear()
+            self._ready_pages[key] = found
+        return found
+
     def _locate(self, member: Member, start: int, now: int) -> tuple[str, int] | None:
         """Global page ``start`` of the all-domains view -> (domain, page within it)."""
         remaining = start
-        for ready_at, name in member.ready_order():
-            if ready_at > now:
-                break
-            pages = self._pages_of(member, name, now)
+        for name, pages in self._built_pages(member, now):
             if remaining < pages:
                 return name, remaining
             remaining -= pages
