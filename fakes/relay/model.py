@@ -42,7 +42,6 @@ class RelayModel(CallPipeline):
         self.extra_routes: dict[tuple[str, str, str], str] = {}
         #: catalogue id -> (entry, provider, path, routed, required parameters); emptied when entries change
         self._targets: dict[str, tuple[Entry, str, str, bool, tuple[str, ...]]] = {}
-        self._views: dict[tuple[Any, ...], Any] = {}
         self.teams: dict[str, Team] = {}
         self.by_token: dict[str, Membership] = {}  # every member's token -> its membership (and team)
         self.calls = CallRecords(f"call_{data.token_text(seed, 'calls')[:10]}")

@@ -52,12 +52,14 @@ class CatalogueOverlay:
         """Entries or providers changed: what calls resolve to and what the reads show are worked out again."""
         self._targets.clear()
         self._plans.clear()
-        self._views.clear()
+        self.__dict__.pop("_views", None)
 
     def _view(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
         """``make()``, kept under ``key`` until the catalogue changes (a bounded table: past
         :data:`MAX_VIEWS` answers it starts over; a long query is worked out every time)."""
-        views = self._views
+        views = self.__dict__.get("_views")
+        if views is None:  # made at the first read: a world that never reads the catalogue keeps 29 attributes
+            views = self._views = {}
         found = views.get(key)
         if found is None:
             found = make()
