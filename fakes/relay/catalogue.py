@@ -159,12 +159,20 @@ class Catalogue:
     _index: tuple[str, list[int], list[Entry]] | None = None
     #: every entry as an empty search lists them (curated first, then by id), built on first use
     _listing: list[Entry] | None = None
+    #: every entry, in the order they were added, built on first use (read by every model: never changed)
+    _all: list[Entry] | None = None
 
     def add_entry(self, entry: Entry) -> None:
         self.entries[entry["id"]] = entry
-        self._index = self._listing = None
+        self._index = self._listing = self._all = None
         if not entry.get("candidates"):
             self.by_route[(entry["provider"], entry["method"], entry["path"])] = entry["id"]
+
+    def all_entries(self) -> list[Entry]:
+        """Every entry (a list shared by every caller: iterate it, never change it)."""
+        if self._all is None:
+            self._all = list(self.entries.values())
+        return self._all
 
     def listing(self) -> list[Entry]:
         """What an empty search lists: every entry without a status (treg's discovery surfaces show

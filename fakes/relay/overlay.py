@@ -76,8 +76,9 @@ class CatalogueOverlay:
         return self.extra_providers.get(service) or self.base.providers.get(service)
 
     def all_entries(self) -> list[Entry]:
+        """Every entry of the catalogue and this model's own (iterate it, never change it)."""
         if not self.extra_entries:
-            return list(self.base.entries.values())
+            return self.base.all_entries()  # the shared catalogue's own list: no copy per call
         return [*self.base.entries.values(), *(e for k, e in self.extra_entries.items() if k not in self.base.entries)]
 
     def all_providers(self) -> list[Provider]:

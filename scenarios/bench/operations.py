@@ -51,8 +51,10 @@ def bench_operations(options: Options, report: Report) -> None:
         if rows:
             report.target(f"slowest operation of {target} (p50, CPU)", max(row["cpu_p50_ms"] for row in rows),
                           TARGET_OPERATION_P50_MS, higher_is_better=False, unit="ms")
-            report.target(f"slowest operation of {target} (p99, CPU)", max(row["cpu_p99_ms"] for row in rows),
-                          TARGET_OPERATION_P99_MS + 1e-9, higher_is_better=False, unit="ms")
+            worst = max(row["cpu_p99_ms"] for row in rows)
+            report.target(f"slowest operation of {target} (p99, CPU)", worst, TARGET_OPERATION_P99_MS,
+                          higher_is_better=False, unit="ms")
+            report.targets[-1]["pass"] = worst <= TARGET_OPERATION_P99_MS  # at most 10 ms, not under it
 
 
 def _slow(row: dict[str, Any], kind: str = "") -> bool:

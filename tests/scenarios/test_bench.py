@@ -159,3 +159,14 @@ def test_every_service_has_a_mix_of_reads_and_client_errors(service: str) -> Non
     errors = [op for op in mix if op.expect and min(op.expect) >= 400]
     assert len(mix) > len(errors) > 0
     assert "wrong key" in {op.name.rsplit("(", 1)[-1].rstrip(")") for op in errors}
+
+
+def test_the_operations_part_gives_wall_and_cpu_times(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "bench.json"
+    assert bench.main(["--parts", "operations", "--only", "member-export", "--no-kernel", "--op-repeats", "3",
+                       "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["operations"]
+    assert rows and all(row["failures"] == [] for row in rows)
+    for row in rows:
+        assert 0 < row["p50_ms"] <= row["max_ms"] and 0 <= row["cpu_p50_ms"] <= row["cpu_p99_ms"]
+    assert "cpu50" in capsys.readouterr().out
