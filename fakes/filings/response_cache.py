@@ -89,11 +89,12 @@ class ResponseCache:
     """The last few successful bodies (with the client rules their URL breaks), least recently used
     out, within the process's :data:`BUDGET`."""
 
+    __slots__ = ("__weakref__", "_watched", "entries", "size")  # one per fake and world
+
     def __init__(self, size: int = 64) -> None:
         self.size = size
         self.entries: OrderedDict[CacheKey, Cached] = OrderedDict()
-        # a deleted world's entries leave the shared budget with it
-        weakref.finalize(self, _forget, self.entries)
+        self._watched = False  # a finalizer is set once something is kept (most worlds keep nothing)
 
     def get(self, key: CacheKey) -> Cached | None:
         entry = self.entries.get(key)
@@ -109,6 +110,9 @@ class ResponseCache:
         extra = {name: value for name, value in response.headers.items()
                  if name not in ("content-length", "content-type")}
         entry = (bytes(response.body), response.media_type, extra, 200, broken)
+        if not self._watched:  # a deleted world's entries leave the shared budget with it
+            weakref.finalize(self, _forget, self.entries)
+            self._watched = True
         self.entries[key] = entry
         BUDGET.add(key, self.entries, len(entry[0]))
         if len(self.entries) > self.size:

@@ -74,6 +74,9 @@ def parse_clock_spec(spec: str) -> tuple[str, float]:
 class Clock:
     """A forward-only clock; one per fake, or shared by several fakes started together."""
 
+    # one per fake and world: no __dict__ each
+    __slots__ = ("_base_ms", "_initial_ms", "_lock", "_wall", "_wall_at_base", "mode", "rate")
+
     def __init__(
         self,
         mode: str = "manual",

@@ -102,7 +102,7 @@ class Fake:
     def __new__(cls, *args: Any, **kwargs: Any) -> Fake:
         # Keep the exact constructor arguments: a world is the same class built from them again.
         fake: Fake = super().__new__(cls)
-        fake.init_args, fake.init_kwargs = args, dict(kwargs)
+        fake.init_args, fake.init_kwargs = args, kwargs  # a dict of its own already (**kwargs)
         return fake
 
     def __init__(

@@ -208,6 +208,9 @@ def parse_rule(rule_id: str, spec: dict[str, Any], *, max_latency_ms: float = DE
 class FaultSet(RuleList[FaultRule]):
     """The fake's active fault rules, first match wins, with a seeded RNG for probabilities."""
 
+    # one per fake and world: no __dict__ each
+    __slots__ = ("_index", "_rng", "armed", "max_latency_ms", "seed")
+
     def __init__(self, seed: int, *, max_latency_ms: float | None = None) -> None:
         super().__init__()
         #: whether a request may meet one (a rule that is not spent): the app's one check per request

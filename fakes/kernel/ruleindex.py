@@ -104,6 +104,9 @@ class RuleList(Generic[R]):
     """Rules listed in the order added (spent ones too), numbered (``next_id``: the number the next
     accepted rule gets; a refused one uses none), and indexed again whenever they change."""
 
+    # one per fake and world: no __dict__ each
+    __slots__ = ("next_id", "rules")
+
     def __init__(self) -> None:
         self.rules: list[R] = []
         self.next_id = 1

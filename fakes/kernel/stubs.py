@@ -156,6 +156,9 @@ def parse_stub(rule_id: str, spec: Any, *, max_latency_ms: float, number: int, l
 class StubSet(RuleList[StubRule]):
     """The stubs of one fake (or world), their scenarios' states, and the index of each place."""
 
+    # one per fake and world: no __dict__ each
+    __slots__ = ("_before", "_behind", "armed", "behind", "max_latency_ms", "scenarios")
+
     def __init__(self, *, max_latency_ms: float) -> None:
         super().__init__()
         self.scenarios: dict[str, str] = {}  # a scenario named by no state here is in STARTED

@@ -103,6 +103,9 @@ def rules_by_id(rules: tuple[ClientRule, ...]) -> dict[str, ClientRule]:
 class Verdicts:
     """Per-rule counts with the first and last offending request; unbounded in rules, not requests."""
 
+    # one per fake and world: no __dict__ each
+    __slots__ = ("_counts", "redactor", "rules", "silenced")
+
     def __init__(self, rules: tuple[ClientRule, ...] = (), silenced: frozenset[str] = frozenset(),
                  redactor: Redactor | None = None) -> None:
         self.rules = rules_by_id(rules)  # shared by every fake of these rules; copied before it changes
