@@ -3,89 +3,39 @@
 from __future__ import annotations
 
 import gc
-import tracemalloc
-import urllib.parse
+import json
+import subprocess
+import sys
 import weakref
+from pathlib import Path
 
 import httpx
 import pytest
 
-from fakes.kernel.fake import Fake
-from fakes.kernel.routing import ServiceRouter
 from fakes.kernel.worlds import Worlds
 
 from .conftest import make_root
+from .memory_probe import WORLDS, busy_worlds
 
-WORLDS = 20
-
-
-def busy_worlds(fake: Fake, prefix: str, count: int) -> list[weakref.ref[Fake]]:
-    """``count`` worlds that each answered requests and hold state; weak references to them."""
-    client = fake.client()
-    refs = []
-    for i in range(count):
-        world = fake.world(f"{prefix}{i}")
-        method, path = world.sample_request()
-        assert client.request(method, f"/_w/{prefix}{i}{path}", headers=world.auth_headers()).status_code < 300
-        client.post(f"/_w/{prefix}{i}/_fake/clock", json={"advance_seconds": 60})
-        refs.append(weakref.ref(world))
-    return refs
-
-
-def traced_bytes() -> int:
-    gc.collect()
-    return tracemalloc.get_traced_memory()[0]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_deleting_or_expiring_worlds_frees_their_memory(service: str) -> None:
-    fake = make_root(service, max_worlds=0, world_idle_expiry=60)
-    assert fake.worlds is not None
-    wall = [0.0]
-    fake.worlds._monotonic = lambda: wall[0]
-    busy_worlds(fake, "warm", 2)  # first-use costs (imports, shared caches) out of the figure
-    assert fake.worlds.clear() == 2
-    tracemalloc.start()
-    try:
-        before = traced_bytes()
-        refs, held, left = busy_then_gone(fake, "w", wall)
-        # a second round, as many worlds again: what stays must not grow with the worlds that went
-        more_refs, _, left_after_more = busy_then_gone(fake, "v", wall)
-        left, left_after_more = left - before, left_after_more - before
-    finally:
-        tracemalloc.stop()
-    assert all(ref() is None for ref in refs + more_refs), "a deleted or expired world is still referenced"
+    result = subprocess.run([sys.executable, "-m", "tests.worlds.memory_probe", service], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr[-3000:]
+    measured = json.loads(result.stdout)
+    held, left, grown = measured["held"], measured["left"], measured["grown"]
+    assert measured["still_referenced"] == 0, "a deleted or expired world is still referenced"
     assert held > WORLDS * 1024  # the worlds did hold memory ...
-    # ... and gave it back: what stays is bounded caches outside the worlds (the test client's, the
-    # standard library's URL-split cache, the shared generators' formatted values), whatever the worlds held
-    assert left < max(held * 0.25, 128 * 1024), f"{left} of {held} bytes still held after the worlds went"
+    # ... and gave it back: what stays is bounded caches outside the worlds (the shared generators'
+    # formatted values, the root's journal of control calls), whatever the worlds held
+    assert left < max(held * 0.25, 128 * 1024), (
+        f"{left} of {held} bytes still held after the worlds went: {measured['kept_by_the_first_round']}")
     # a world left behind would keep about held / WORLDS; the bounded tables keyed by a world's path
-    # (formatted values, base URLs, the root's journal of control calls) gain much less per world
-    assert left_after_more - left < max(held * 0.15, 32 * 1024), (
-        f"{left_after_more - left} more bytes held after {WORLDS} more worlds went: memory grows with the worlds")
-
-
-def busy_then_gone(fake: Fake, prefix: str, wall: list[float]) -> tuple[list[weakref.ref[Fake]], int, int]:
-    """``WORLDS`` busy worlds, half deleted and half expired: their references, and the traced bytes
-    while they lived (counted from before they were made) and after they went (absolute)."""
-    start = traced_bytes()
-    refs = busy_worlds(fake, prefix, WORLDS)
-    held = traced_bytes() - start
-    client = fake.client()
-    for i in range(0, WORLDS, 2):  # half deleted ...
-        assert client.delete(f"/_fake/worlds/{prefix}{i}").status_code == 200
-    wall[0] += 61  # ... the other half expires
-    assert client.get("/_fake/worlds").json()["worlds"] == []
-    del client
-    forget_bounded_caches()
-    return refs, held, traced_bytes()
-
-
-def forget_bounded_caches() -> None:
-    """Empty the bounded tables outside the worlds that remember paths (world names among them), so
-    what is left counts only what the worlds may have kept: each table is capped, and fills slowly."""
-    urllib.parse.clear_cache()
-    for router in [obj for obj in gc.get_objects() if isinstance(obj, ServiceRouter)]:
-        router._remembered.clear()
+    # gain much less per world
+    assert grown < max(held * 0.15, 32 * 1024), (
+        f"{grown} more bytes held after {WORLDS} more worlds went: {measured['kept_by_the_second_round']}")
 
 
 def test_idle_worlds_expire_on_wall_time_and_free_their_memory(service: str) -> None:
