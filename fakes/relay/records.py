@@ -20,6 +20,7 @@ from typing import Any
 from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.statecheck import StateReader, check_text, refuse
 
+from .calltally import DAY_MS, CallTally, DayTally
 from .ledger import MAX_AMOUNT
 
 MAX_CALL_RECORDS = 20_000
@@ -58,6 +59,7 @@ class CallRecords:
         self._who: list[Who] = []
         self._newest = 0  # highest sequence number recorded
         self._count = 0  # filled slots
+        self._tally = CallTally()  # the counts of the records in the window (calltally.py)
         self._other: OrderedDict[str, _Other] = OrderedDict()
 
     def _seq_of(self, call_id: str) -> int:
@@ -116,8 +118,12 @@ class CallRecords:
         held = self._seq[slot]
         if held > seq:
             return  # a call that outlived limit later calls: its slot is taken, it has fallen off
+        if seq > self._newest:
+            self._advance(seq)
         if held == 0:
             self._count += 1
+        elif held > self._newest - self.limit:  # still counted: its counts go with it
+            self._untally(slot)
         self._seq[slot] = seq
         self._status[slot] = status
         self._cost[slot] = cost_micro
@@ -128,8 +134,25 @@ class CallRecords:
         self._team[slot] = team_id
         self._who[slot] = who
         self._routed[slot] = self._replay_of[slot] = None
-        if seq > self._newest:
-            self._newest = seq
+        if seq > self._newest - self.limit:
+            self._tally.add(seq, team_id, who[0], who[1], endpoint_id, provider, cost_micro, epoch_ms)
+
+    def _advance(self, newest: int) -> None:
+        """``newest`` is the highest call number now: the records it pushes out of the window lose
+        their counts (their slots may not be taken yet: a call number need not leave a record)."""
+        old_start = max(1, self._newest - self.limit + 1)
+        new_start = max(1, newest - self.limit + 1)
+        size = len(self._seq)
+        for seq in range(old_start, min(new_start, self._newest + 1)):  # at most limit of them
+            slot = seq % self.limit
+            if slot < size and self._seq[slot] == seq:
+                self._untally(slot)
+        self._newest = newest
+
+    def _untally(self, slot: int) -> None:
+        who = self._who[slot]
+        self._tally.remove(self._team[slot], who[0], who[1], self._endpoint[slot], self._provider[slot],
+                           self._cost[slot], self._at[slot])
 
     def _slot(self, call_id: str) -> int | None:
         seq = self._seq_of(call_id)
@@ -189,14 +212,8 @@ class CallRecords:
 
     def receipts(self, endpoint_ids: set[str]) -> dict[str, tuple[int, int]]:
         """endpoint id -> (calls recorded, micro-USD charged) for those of ``endpoint_ids`` called."""
-        found: dict[str, list[int]] = {}
-        endpoints, costs = self._endpoint, self._cost
-        for _seq, slot in self._own_slots():
-            endpoint = endpoints[slot]
-            if endpoint in endpoint_ids:
-                row = found.setdefault(endpoint, [0, 0])
-                row[0] += 1
-                row[1] += costs[slot]
+        counted = self._tally.endpoints
+        found = {endpoint: list(counted[endpoint]) for endpoint in endpoint_ids if endpoint in counted}
         for texts, _status, cost, _at in self._other.values():
             endpoint = texts[0]
             if endpoint is not None and endpoint in endpoint_ids:
@@ -205,29 +222,46 @@ class CallRecords:
                 total[1] += cost
         return {k: (v[0], v[1]) for k, v in found.items()}
 
-    def scan(self, team_id: str, since_ms: int = 0) -> Iterator[tuple[str, str, str, int]]:
-        """(user e-mail, client, endpoint id or provider or "-", epoch ms) of the team's records at or
-        after ``since_ms``, newest first: what the usage views count, without a dict per record."""
-        teams, at, endpoints, providers, who = self._team, self._at, self._endpoint, self._provider, self._who
-        for _seq, slot in self._own_slots(newest_first=True):
-            when = at[slot]
-            if when < since_ms:
-                break
-            if teams[slot] == team_id:
-                by = who[slot]
-                yield by[0], by[1], endpoints[slot] or providers[slot] or "-", when
+    def team_days(self, team_id: str, since_ms: int = 0) -> list[tuple[int, DayTally]]:
+        """(UTC day, its counts) of the team's own records at or after ``since_ms``, oldest first:
+        what the usage views count (imported records: :meth:`scan_imported`)."""
+        days: list[tuple[int, DayTally]] = []
+        first_day = since_ms // DAY_MS
+        if since_ms % DAY_MS:  # the first day only from since_ms on: counted from its records
+            partial = self._tally.day(team_id, first_day)
+            if partial is not None:
+                days.append((first_day, self._part_of_day(team_id, partial.first_seq, since_ms,
+                                                          (first_day + 1) * DAY_MS)))
+        days.extend(self._tally.whole_days(team_id, since_ms))
+        return days
+
+    def _part_of_day(self, team_id: str, first_seq: int, since_ms: int, end_ms: int) -> DayTally:
+        tally = DayTally()
+        size = len(self._seq)
+        for seq in range(max(first_seq, self._newest - self.limit + 1, 1), self._newest + 1):
+            slot = seq % self.limit
+            if slot >= size or self._seq[slot] != seq:
+                continue
+            at = self._at[slot]
+            if at >= end_ms:
+                break  # records are in the order of their times
+            if at >= since_ms and self._team[slot] == team_id:
+                who = self._who[slot]
+                tally.add(who[0], who[1], self._endpoint[slot] or self._provider[slot] or "-", at)
+        return tally
+
+    def scan_imported(self, team_id: str, since_ms: int = 0) -> Iterator[tuple[str, str, str, int]]:
+        """(user e-mail, client, endpoint id or provider or "-", epoch ms) of the team's imported
+        records at or after ``since_ms``, newest first."""
         for texts, _status, _cost, when in reversed(self._other.values()):
             if texts[3] == team_id and when >= since_ms:
                 yield texts[6][0], texts[6][1], texts[0] or texts[1] or "-", when
 
     def count_since(self, team_id: str, since_ms: int, user_email: str | None = None) -> int:
-        """The team's (or one member's) recorded calls at or after ``since_ms``."""
+        """The team's (or one member's) calls made on this model at or after ``since_ms``."""
         count = 0
-        for _seq, slot in self._own_slots(newest_first=True):
-            if self._at[slot] < since_ms:
-                break
-            if self._team[slot] == team_id and (user_email is None or self._who[slot][0] == user_email):
-                count += 1
+        for _day, tally in self.team_days(team_id, since_ms):  # this model's own (imported ones not)
+            count += tally.count if user_email is None else tally.emails.get(user_email, 0)
         return count
 
     def count_trial(self, team_id: str, provider: str, since_ms: int, paid: set[str] | None = None) -> int:

@@ -42,7 +42,15 @@ def used_today(acc: Accounts, team: Team, seen: set[str] | None = None) -> dict[
     for a in team.org.activity:
         if a.created_ms >= today and (a.kind == "server_run" or a.method == "GRANT"):
             used[a.email] = used.get(a.email, 0) + 1
-    for email, _client, _label, at in acc.model.calls.scan(team.team_id, 0 if seen is not None else today):
+    calls = acc.model.calls
+    since = 0 if seen is not None else today
+    for day, tally in calls.team_days(team.team_id, since):  # counts kept per day (calltally.py)
+        if seen is not None:
+            seen.update(tally.emails)
+        if day * callguard.DAY_MS >= today:
+            for email, count in tally.emails.items():
+                used[email] = used.get(email, 0) + count
+    for email, _client, _label, at in calls.scan_imported(team.team_id, since):
         if seen is not None:
             seen.add(email)
         if at >= today:
@@ -206,16 +214,23 @@ def observed(acc: Accounts, member: Membership, org_id: int) -> list[dict[str, A
     promoted = {tuple(m.promoted_from.split("|", 1)) for m in team.org.members.values() if m.promoted_from}
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     latest: dict[tuple[str, str], int] = {}
-    for email, client, _label, at in acc.model.calls.scan(team.team_id, since):
+
+    def seen(email: str, client: str, calls: int, at: int, day_start: int) -> None:
         if not client or client == "cli" or (email, client) in promoted or is_machine(email):
-            continue
+            return
         row = rows.get((email, client))
         if row is None:
             row = rows[(email, client)] = {"member": email, "client": client, "calls_30d": 0, "used_today": 0,
                                            "last_seen": None}
-        row["calls_30d"] += 1
-        row["used_today"] += 1 if at >= today else 0
+        row["calls_30d"] += calls
+        row["used_today"] += calls if day_start >= today else 0
         latest[(email, client)] = max(latest.get((email, client), 0), at)
+
+    for day, tally in acc.model.calls.team_days(team.team_id, since):  # counts kept per day (calltally.py)
+        for (email, client), (calls, at) in tally.who.items():
+            seen(email, client, calls, at, day * callguard.DAY_MS)
+    for email, client, _label, at in acc.model.calls.scan_imported(team.team_id, since):
+        seen(email, client, 1, at, at)
     for key, at in latest.items():
         rows[key]["last_seen"] = iso(at)
     return sorted(rows.values(), key=lambda r: (r["member"], r["client"]))

@@ -198,7 +198,13 @@ def usage(acc: Accounts, member: Membership, org_id: int, days: int) -> dict[str
         per_day[day] = per_day.get(day, 0) + 1
 
     by_user: dict[str, int] = {}
-    for email, _client, label, at in acc.model.calls.scan(team.team_id, since):
+    for day, tally in acc.model.calls.team_days(team.team_id, since):  # counts kept per day (calltally.py)
+        for email, count in tally.emails.items():
+            by_user[email] = by_user.get(email, 0) + count
+        for label, count in tally.labels.items():
+            tools[label] = tools.get(label, 0) + count
+        by_day[day] = by_day.get(day, 0) + tally.count
+    for email, _client, label, at in acc.model.calls.scan_imported(team.team_id, since):
         by_user[email] = by_user.get(email, 0) + 1
         tools[label] = tools.get(label, 0) + 1
         day = at // 86_400_000
