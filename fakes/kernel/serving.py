@@ -27,7 +27,7 @@ from .fake import Fake
 from .gateway import GatewayApp
 from .journal import parse_switch
 from .protocol import ReadTimeouts
-from .server import Listener, bind_socket, serve_until, stack_description
+from .server import Listener, bind_socket, serve_until, settle_startup_objects, stack_description
 from .server import run as run_on_fast_loop
 from .settings import SettingsError, env_prefix, unknown_variables
 from .statedir import check_writable, load_states, save_states
@@ -352,6 +352,7 @@ async def _serve_forever(bindings: list[Listener], log_level: str, timeouts: Rea
         loop.add_signal_handler(signum, stop.set)
     # --save-state-every: what changed is saved while serving, so a killed process loses little
     saving = asyncio.create_task(save_periodically(*autosave, stop)) if autosave else None
+    settle_startup_objects()  # no request pays for a full collection over the fakes themselves
     try:
         await serve_until(bindings, stop, log_level, timeouts=timeouts, forwarded=forwarded)
     finally:

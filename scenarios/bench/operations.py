@@ -19,6 +19,7 @@ import traceback
 from typing import Any
 
 from fakes.kernel.benchops import BenchOperation
+from fakes.kernel.server import settle_startup_objects
 
 from .measure import percentile
 from .report import Options, Report
@@ -66,6 +67,7 @@ def time_operations(target: str, options: Options) -> list[dict[str, Any]]:
     rows = []
     with fake.client() as client:
         auth = dict(fake.auth_headers())
+        settle_startup_objects()  # as `fakes serve` does before its first request
         for operation in fake.bench_operations():
             rows.append(time_one(fake.name, client, auth, operation, options.op_repeats))
     return rows
