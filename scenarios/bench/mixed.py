@@ -22,7 +22,7 @@ from typing import Any
 from .load import MixRequest, run_load
 from .report import Options, Report
 from .servers import Server
-from .subjects import KERNEL, importable
+from .subjects import service_targets
 
 TARGET_MIX_RATIO = 0.7  # a service's realistic mix >= 0.7 x its sample request's rate
 MIX_CONNECTIONS = 50
@@ -34,13 +34,7 @@ def bench_mixed(options: Options, report: Report) -> None:
     print(f"\n[mixed] each service's realistic mix against its sample request, {connections} connections, "
           f"best of {config.rounds} alternating runs of {config.duration:g} s", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
-        for index, target in enumerate(options.targets):
-            if target == KERNEL:
-                continue
-            why = importable(target)
-            if why:
-                report.skip("mixed", target, why)
-                continue
+        for index, target in service_targets(options.targets, report.skip, "mixed"):
             try:
                 row = _mixed_row(target, options, str(Path(tmp) / f"{index}"))
             except Exception as exc:

@@ -23,7 +23,7 @@ from fakes.kernel.server import settle_startup_objects
 
 from .measure import percentile
 from .report import Options, Report
-from .subjects import KERNEL, build_fake, importable
+from .subjects import build_fake, service_targets
 
 TARGET_OPERATION_P50_MS = 2.0  # each public operation answers within 2 ms at p50, in process
 TARGET_OPERATION_P99_MS = 10.0  # and no operation's p99 is above 10 ms
@@ -31,13 +31,7 @@ TARGET_OPERATION_P99_MS = 10.0  # and no operation's p99 is above 10 ms
 
 def bench_operations(options: Options, report: Report) -> None:
     print(f"\n[6/6] operations: each public operation {options.op_repeats} times, in process", file=sys.stderr)
-    for target in options.targets:
-        if target == KERNEL:
-            continue
-        why = importable(target)
-        if why:
-            report.skip("operations", target, why)
-            continue
+    for _index, target in service_targets(options.targets, report.skip, "operations"):
         try:
             rows = time_operations(target, options)
         except Exception as exc:

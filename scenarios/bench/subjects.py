@@ -82,3 +82,18 @@ def importable(target: str) -> str | None:
     return None
 
 
+
+
+def service_targets(targets: list[str], skip: Any, part: str) -> list[tuple[int, str]]:
+    """(index, target) of the services among ``targets`` that import; the kernel is left out and a
+    target that does not import is reported through ``skip(part, target, why)``."""
+    found = []
+    for index, target in enumerate(targets):
+        if target == KERNEL:
+            continue
+        why = importable(target)
+        if why:
+            skip(part, target, why)
+            continue
+        found.append((index, target))
+    return found

@@ -1,0 +1,86 @@
+"""Two in-process probes behind figures of docs/benchmark.md that no bench part prints.
+
+``python -m scenarios.bench.probes grown SERVICE [--calls N]``: the service's realistic mix
+(``Fake.bench_mix``) timed per request through the test client, after its calls (``/call/...``
+requests of the mix) were sent N times more: what a view costs once records have piled up.
+
+``python -m scenarios.bench.probes collection``: the CPU time of one full pass of the cyclic
+garbage collector with every registered fake built, before and after ``settle_startup_objects``
+(what ``fakes serve`` runs before its first request).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+
+from fakes import registry
+from fakes.kernel.server import settle_startup_objects
+
+REPEATS = 3
+
+
+def grown(service: str, calls: int) -> list[tuple[float, str, str]]:
+    """(ms per request, method, path) of the mix, slowest first, after ``calls`` rounds of its calls."""
+    fake = registry.fake_class(service)(seed=0)
+    fake.sample_request()
+    auth = fake.auth_headers()
+    requests = [(op.method, op.path, {**auth, **op.headers} if op.auth else dict(op.headers), op.json, op.content)
+                for op in fake.bench_mix()]
+    with fake.client() as client:
+        for _ in range(calls):
+            for method, path, headers, body, content in requests:
+                if path.startswith("/call/"):
+                    client.request(method, path, headers=headers, json=body, content=content)
+        spent: dict[tuple[str, str], float] = {}
+        for _ in range(REPEATS):
+            for method, path, headers, body, content in requests:
+                started = time.perf_counter()
+                client.request(method, path, headers=headers, json=body, content=content)
+                spent[(method, path)] = spent.get((method, path), 0.0) + time.perf_counter() - started
+    return sorted(((seconds / REPEATS * 1000, method, path) for (method, path), seconds in spent.items()),
+                  reverse=True)
+
+
+def collection() -> tuple[float, float, int]:
+    """CPU ms of a full collection with every fake built, before and after settling; objects tracked."""
+    kept = [registry.fake_class(name)(seed=0) for name in registry.service_names()]
+    for fake in kept:
+        fake.client().get("/_fake/health")
+    gc.collect()
+    tracked = len(gc.get_objects())
+    started = time.process_time()
+    gc.collect()
+    before = (time.process_time() - started) * 1000
+    settle_startup_objects()
+    started = time.process_time()
+    gc.collect()
+    after = (time.process_time() - started) * 1000
+    gc.unfreeze()
+    return before, after, tracked
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scenarios.bench.probes", description=__doc__.split("\n\n")[0])
+    probes = parser.add_subparsers(dest="probe", required=True)
+    grown_probe = probes.add_parser("grown", help="the mix's requests after its calls piled up records")
+    grown_probe.add_argument("service", choices=registry.service_names())
+    grown_probe.add_argument("--calls", type=int, default=1500, help="rounds of the mix's calls first (1500)")
+    grown_probe.add_argument("--top", type=int, default=15, help="slowest requests printed (15)")
+    probes.add_parser("collection", help="a full garbage collection before and after settling")
+    args = parser.parse_args(argv)
+    if args.probe == "grown":
+        if args.calls < 0:
+            parser.error("--calls must be 0 or more")
+        for ms, method, path in grown(args.service, args.calls)[:args.top]:
+            print(f"{ms:8.2f} ms  {method} {path}")
+    else:
+        before, after, tracked = collection()
+        print(f"full collection: {before:.2f} ms CPU with {tracked} objects tracked; "
+              f"after settle_startup_objects: {after:.3f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
