@@ -10,7 +10,7 @@ from fakes import registry
 from fakes.kernel.fake import Fake
 from tests.support.schemathesis_harness import load_schema, operation_labels, run_operation
 
-MAX_EXAMPLES = int(os.environ.get("FAKES_CONTRACT_EXAMPLES", "15"))
+MAX_EXAMPLES = int(os.environ.get("FAKES_CONTRACT_EXAMPLES", "10"))
 
 
 def contract_fake(service: str) -> Fake:
