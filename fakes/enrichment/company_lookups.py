@@ -54,7 +54,7 @@ class CompanyLookups(LookupBase):
                 self.rendered.clear()
             record = self._company(call, domain)
             raw = self.rendered[rendered_key] = dumps(self.details_body(domain, record, p, base, real))
-        return self._answer(raw)
+        return Answer(raw, 200, "application/json")
 
     def details_body(self, domain: str, record: dict[str, Any], p: dict[str, Any], base: str,
                      real: bool) -> dict[str, Any]:

@@ -28,12 +28,32 @@ def iso_ms(epoch_ms: int) -> str:
     return utc_datetime(epoch_ms).strftime("%Y-%m-%dT%H:%M:%SZ")  # the kernel's: exact, safe past year 9999
 
 
-@functools.lru_cache(maxsize=65_536)
 def generated_known(seed: int, locale: str, unknown_share: float, weights: tuple[float, ...], domain: str) -> bool:
     """Whether the service knows ``domain``: small private companies are unknown more often than large
     public ones (``weights`` per band of :data:`BANDS`, ``unknown_share`` on average)."""
+    return known_in_profile(coverage_profile(seed, locale, unknown_share, weights), domain)
+
+
+def coverage_profile(seed: int, locale: str, unknown_share: float, weights: tuple[float, ...]) -> int:
+    """A small number naming these coverage settings: the cache of :func:`known_in_profile` is keyed
+    by it, not by the settings (hashing six floats on every lookup showed in the request's cost)."""
+    settings = (seed, locale, unknown_share, weights)
+    found = _PROFILE_IDS.get(settings)
+    if found is None:
+        found = _PROFILE_IDS[settings] = len(_PROFILES)
+        _PROFILES.append(settings)
+    return found
+
+
+_PROFILE_IDS: dict[tuple[int, str, float, tuple[float, ...]], int] = {}
+_PROFILES: list[tuple[int, str, float, tuple[float, ...]]] = []
+
+
+@functools.lru_cache(maxsize=65_536)
+def known_in_profile(profile: int, domain: str) -> bool:
     if domain.endswith(".invalid") or domain == "invalid":
         return False
+    seed, locale, unknown_share, weights = _PROFILES[profile]
     chance = unknown_share * weights[size_band(generated_company(seed, locale, domain))]
     return unit(seed, "unknown", domain) >= chance
 

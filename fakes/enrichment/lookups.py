@@ -29,4 +29,6 @@ class Lookups(CompanyLookups, PeopleLookups, MonitorLookups):
         if handler is None:
             handler = self.handlers[call.op.name] = getattr(self, "op_" + call.op.name)
         parsed = parse_params(call, params, self.billing.error)
-        return handler(call, parsed, base, real, body, dict(path_params or {}))
+        # the route's own dict as it is (handlers only read it): no copy per request
+        given = path_params if path_params.__class__ is dict else dict(path_params or {})
+        return handler(call, parsed, base, real, body, given)

@@ -26,7 +26,7 @@ from .generated import BANDS
 from .lookups import Lookups
 from .operations import BY_NAME
 from .outages import Outages
-from .settings import EnrichmentSettings
+from .settings import SUBSCRIPTIONS, EnrichmentSettings
 from .world import World
 
 MAX_ACCOUNTS = 1_000_000
@@ -108,10 +108,11 @@ class EnrichmentModel:
                 raise self.error(call, 401, "Invalid API Key. Pass it as Authorization: Bearer <API_KEY>."
                                  if api_key else "No API key. Pass it as Authorization: Bearer <API_KEY>.")
         call.account = account
-        if self.ledger.trial_expired(account, now):
+        if account.plan == "trial" and self.ledger.trial_expired(account, now):
             raise self.error(call, 403, f"Your {self.settings.trial_days}-day trial has ended; buy a credit pack "
                                         "or subscribe to keep using this key.")
-        self._catch_up(account, now)
+        if account.plan in SUBSCRIPTIONS or account.api_key in self.feeds.by_owner:  # else nothing is due
+            self._catch_up(account, now)
         if account.rate_limited:
             self._rate_limit(call, account, now)
         account.calls[op.name] = account.calls.get(op.name, 0) + 1

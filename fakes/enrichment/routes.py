@@ -24,7 +24,7 @@ from fakes.kernel.http import bearer_token, dumps, encoded_headers, json_respons
 from fakes.kernel.limits import BodyTooLarge
 from fakes.kernel.verdicts import ClientRule, flag
 
-from .calls import Answer, Call
+from .calls import Call
 from .feeds import FeedError
 from .llms import llms_full_txt, llms_txt
 from .model import EnrichmentModel
@@ -129,7 +129,9 @@ class ServiceEndpoint:
                 if match:
                     methods, path_params = candidate, match.groupdict()
                     break
-        if (self.retired or self.retired_prefixes) and self.is_retired(path, methods):
+        # the prefix test inline: the default settings retire one prefix, tested on every request
+        if (self.retired_prefixes and path.startswith(self.retired_prefixes)) or \
+                (self.retired and self.is_retired(path, methods)):
             raise ServiceError(410, "This API is retired (deprecated); use the current API's paths.",
                                headers={fake.settings.cost_header: "0"})
         if methods is None:
@@ -194,7 +196,10 @@ async def serve(fake: ServedFake, request: Request, op: Operation, real: bool, r
     finally:
         for rule, detail in flags:
             flag(request, rule, detail)
-    response = render(answer, call)
+    body = answer.body
+    if body.__class__ is not bytes:  # most answers are bytes already (kept rendered): render() inlined
+        body = body.encode() if isinstance(body, str) else body if isinstance(body, bytes) else dumps(body)
+    response = RawResponse(body, answer.status, call.headers, answer.media_type)
     return StreamedResponse(response) if op.streamed else response
 
 
@@ -234,15 +239,6 @@ class StreamedResponse(Response):
 
 #: bytes per message of a streamed answer
 STREAM_CHUNK = 1024
-
-
-def render(answer: Answer, call: Call) -> RawResponse:
-    body = answer.body
-    if isinstance(body, str):
-        body = body.encode()
-    elif not isinstance(body, bytes):
-        body = dumps(body)
-    return RawResponse(body, answer.status, call.headers, answer.media_type)
 
 
 def rss_account(model: EnrichmentModel, feed_id: str, request: Request) -> Any:

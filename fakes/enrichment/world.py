@@ -15,7 +15,15 @@ from fakes.kernel.statecheck import StateReader, refuse
 
 from .bodycheck import COMPANY_IN, COUNT, PERSON_IN, fits
 from .data import mix, normalize_website, pools, rng, short_id, unit
-from .generated import COUNTRIES, EPOCH_WEEK_MS, WEEK_MS, generated_company, generated_known, week_items
+from .generated import (
+    COUNTRIES,
+    EPOCH_WEEK_MS,
+    WEEK_MS,
+    coverage_profile,
+    generated_company,
+    known_in_profile,
+    week_items,
+)
 
 UPDATE_SOURCES = ("blog", "x", "youtube")
 
@@ -88,12 +96,17 @@ class World:
     _related: dict[tuple[str, str, int], list[str]] = field(default_factory=dict, repr=False, compare=False)
     #: (person id, role) -> generated profile: likewise a pure function of the seed and the companies
     _people: dict[tuple[str, str | None], dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    #: names the seed and coverage settings for the cache of which domains are known
+    _profile: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._profile = coverage_profile(self.seed, self.locale, self.unknown_share, self.coverage)
 
     # -- companies ---------------------------------------------------------------------------
     def known(self, domain: str) -> bool:
         if domain in self.custom_companies:
             return True
-        return generated_known(self.seed, self.locale, self.unknown_share, self.coverage, domain)
+        return known_in_profile(self._profile, domain)
 
     def company(self, domain: str) -> dict[str, Any] | None:
         """The company's record (the details fields without URLs), or None when it is unknown."""

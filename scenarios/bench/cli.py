@@ -14,6 +14,7 @@ from .density import bench_density, child_density
 from .fleet import bench_fleet
 from .http_part import bench_http
 from .inprocess import bench_inprocess, child_cold
+from .instructions import bench_instructions
 from .load import LoadConfig, child_load, choose_generator
 from .measure import loadavg, machine_info
 from .mixed import MIX_CONNECTIONS, bench_mixed
@@ -75,6 +76,8 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
                         help="the fleet part measures HAProxy over 1 .. this many replicas (default 3)")
     parser.add_argument("--fleet-worlds", type=int, default=None,
                         help="worlds the fleet part's load spreads over (default 300)")
+    parser.add_argument("--instr-requests", type=int, default=None,
+                        help="requests counted per server in the instructions part (default 300; 50 with --quick)")
     parser.add_argument("--density-worlds", type=int, default=None,
                         help="touched worlds per service one `fakes serve` holds in the density part (default "
                              "10,000; 100 with --quick)")
@@ -135,6 +138,7 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         quick=quick, against=against, fleet_replicas=max(1, args.fleet_replicas),
         fleet_worlds=pick(args.fleet_worlds, 300, 30), density_worlds=max(1, pick(args.density_worlds, 10_000, 100)),
         mix_connections=max(1, args.mix_connections),
+        instr_requests=max(1, pick(args.instr_requests, 300, 50)),
     )
     return options, args.json_path
 
@@ -151,7 +155,7 @@ def run(options: Options) -> Report:
         "random_pages": options.random_pages, "cycles": options.cycles, "worlds": options.worlds,
         "op_repeats": options.op_repeats, "fleet_replicas": options.fleet_replicas,
         "against": options.against, "density_worlds": options.density_worlds,
-        "mix_connections": options.mix_connections,
+        "mix_connections": options.mix_connections, "instr_requests": options.instr_requests,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
     if options.parts & {"http", "peers"}:
@@ -173,6 +177,8 @@ def run(options: Options) -> Report:
         bench_fleet(options, report)
     if "density" in options.parts:
         bench_density(options, report)
+    if "instructions" in options.parts:
+        bench_instructions(options, report)
     return report
 
 

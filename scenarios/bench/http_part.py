@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .load import run_load
+from .load import measured_load, run_load
 from .peers import Peer, Sample, installed_peers
 from .report import TARGET_HTTP_RATIO, TARGET_LEAN_RATIO, TARGET_P99_RATIO, Options, Report
 from .servers import FRAMEWORK_HEADERS, Server
@@ -114,16 +114,21 @@ def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[P
                 run_load(config, server_url, info["method"], info["headers"], warmups[name])
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in urls}
         names = list(urls)
-        for round_index in range(config.rounds):
-            # alternate the order, so that a slow spell of a shared machine hits all alike
-            for name in (names if round_index % 2 == 0 else names[::-1]):
-                runs[name].append(run_load(config, urls[name], info["method"], info["headers"], config.duration))
         ours = {"bare": bare_server, "fake": fake_server, "lean": lean_server}
         if against_server is not None:
             ours["against"] = against_server
+        for round_index in range(config.rounds):
+            # alternate the order, so that a slow spell of a shared machine hits all alike
+            for name in (names if round_index % 2 == 0 else names[::-1]):
+                server = ours.get(name)
+                runs[name].append(measured_load(config, urls[name], info["method"], info["headers"], config.duration,
+                                                server.proc.pid if server else None))
         for name in names:
             best = max(runs[name], key=lambda r: r["rps"])  # noise only ever slows a run down
             figures = {**best, "rounds_rps": [r["rps"] for r in runs[name]]}
+            cpu = [r["server_cpu_us"] for r in runs[name] if r.get("server_cpu_us")]
+            if cpu:
+                figures["server_cpu_us"] = statistics.median(cpu)
             if name in ours:
                 memory = ours[name].memory()
                 row[name] = {**row.get(name, {}), **figures, "rss_kb": memory.get("VmRSS"),
@@ -142,6 +147,10 @@ def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[P
             against["ratio_to_bare"] = against["rps"] / row["bare"]["rps"] if row["bare"]["rps"] else 0.0
     row["ratio"] = row["fake"]["rps"] / row["bare"]["rps"] if row["bare"]["rps"] else 0.0
     row["lean_ratio"] = row["lean"]["rps"] / row["bare"]["rps"] if row["bare"]["rps"] else 0.0
+    bare_cpu = row["bare"].get("server_cpu_us")
+    for name in ("fake", "lean"):
+        cpu = row[name].get("server_cpu_us")
+        row[name]["cpu_ratio"] = bare_cpu / cpu if bare_cpu and cpu else None
     row["p99_ratio"] = row["fake"]["p99_ms"] / row["bare"]["p99_ms"] if row["bare"]["p99_ms"] else 0.0
     for figures in row["peers"].values():
         figures["fake_ratio"] = row["fake"]["rps"] / figures["rps"] if figures.get("rps") else 0.0

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from .measure import BENCH_PACKAGE, percentile
+from .measure import BENCH_PACKAGE, percentile, proc_cpu_seconds
 
 WRK_SCRIPT = """
 wrk.method = "%(method)s"
@@ -124,6 +124,19 @@ def run_load(config: LoadConfig, url: str, method: str, headers: dict[str, str],
         "socket_errors": raw["errors_socket"],
         "bytes_per_response": raw["bytes"] / raw["requests"] if raw["requests"] else 0,
     }
+
+
+def measured_load(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float,
+                  pid: int | None, mix: list[MixRequest] | None = None) -> dict[str, Any]:
+    """:func:`run_load`, with the serving process's CPU time per request (``server_cpu_us``, user +
+    system, microseconds) when its ``pid`` is ours: unlike req/s it hardly moves when something else
+    shares the machine."""
+    before = proc_cpu_seconds(pid) if pid else None
+    result = run_load(config, url, method, headers, duration, mix)
+    after = proc_cpu_seconds(pid) if pid else None
+    if before is not None and after is not None and result["requests"]:
+        result["server_cpu_us"] = (after - before) / result["requests"] * 1e6
+    return result
 
 
 def _run_wrk(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float,

@@ -38,6 +38,17 @@ def proc_status_kb(pid: int | str = "self") -> dict[str, int]:
     return found
 
 
+def proc_cpu_seconds(pid: int | str = "self") -> float | None:
+    """User + system CPU seconds a process has used so far, from /proc (Linux); None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    # after the command's closing parenthesis, utime and stime are the 12th and 13th fields
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def mb(kb: int | None) -> float | None:
     return None if kb is None else round(kb / 1024, 1)
 

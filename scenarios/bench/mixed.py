@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .load import MixRequest, run_load
+from .load import MixRequest, measured_load, run_load
 from .report import Options, Report
 from .servers import Server
 from .subjects import service_targets
@@ -82,16 +82,22 @@ def _mixed_row(target: str, options: Options, base: str) -> dict[str, Any]:
             order = ("sample", "mixed") if round_index % 2 == 0 else ("mixed", "sample")
             for name in order:
                 if name == "sample":
-                    runs[name].append(run_load(config, url, info["method"], info["headers"], config.duration))
+                    runs[name].append(measured_load(config, url, info["method"], info["headers"], config.duration,
+                                                    server.proc.pid))
                 else:
-                    runs[name].append(run_load(config, server.url, "GET", {}, config.duration, mix))
+                    runs[name].append(measured_load(config, server.url, "GET", {}, config.duration,
+                                                    server.proc.pid, mix))
         for name, found in runs.items():
             best = max(found, key=lambda r: r["rps"])
             row[name] = {**best, "rounds_rps": [r["rps"] for r in found]}
+            cpu = [r["server_cpu_us"] for r in found if r.get("server_cpu_us")]
+            row[name]["server_cpu_us"] = statistics.median(cpu) if cpu else None
         row["rss_kb"] = server.memory().get("VmRSS")
     row["ratio"] = row["mixed"]["rps"] / row["sample"]["rps"] if row["sample"]["rps"] else 0.0
     pairs = [m["rps"] / s["rps"] for m, s in zip(runs["mixed"], runs["sample"], strict=True) if s["rps"]]
     row["ratio_median_of_rounds"] = statistics.median(pairs) if pairs else 0.0
+    sample_cpu, mixed_cpu = row["sample"]["server_cpu_us"], row["mixed"]["server_cpu_us"]
+    row["cpu_ratio"] = sample_cpu / mixed_cpu if sample_cpu and mixed_cpu else None
     return row
 
 
@@ -102,13 +108,25 @@ def render_mixed(report: Report) -> list[str]:
            f"ids, bad parameters) against its sample request alone, {report.config.get('mix_connections')} "
            f"connections each (target mixed / sample >= {TARGET_MIX_RATIO:g})",
            f"{'service':<14} {'mix':>5} {'2xx':>4} {'4xx':>4} | {'sample req/s':>12} {'p99':>6} | "
-           f"{'mixed req/s':>11} {'p50':>6} {'p99':>6} | {'ratio':>5} {'pairs':>5}"]
+           f"{'mixed req/s':>11} {'p50':>6} {'p99':>6} | {'ratio':>5} {'pairs':>5}      | "
+           f"{'CPU us sample':>13} {'mixed':>6} {'ratio':>5}"]
     for row in report.mixed:
         sample, mixed = row["sample"], row["mixed"]
         mark = "pass" if row["ratio"] >= TARGET_MIX_RATIO else "MISS"
         out.append(f"{row['service']:<14} {row['requests']:>5} {row['answers_2xx']:>4} {row['answers_4xx']:>4} | "
                    f"{sample['rps']:>12.0f} {sample['p99_ms']:>6.2f} | {mixed['rps']:>11.0f} {mixed['p50_ms']:>6.2f} "
-                   f"{mixed['p99_ms']:>6.2f} | {row['ratio']:>5.2f} {row['ratio_median_of_rounds']:>5.2f} {mark}")
+                   f"{mixed['p99_ms']:>6.2f} | {row['ratio']:>5.2f} {row['ratio_median_of_rounds']:>5.2f} {mark} | "
+                   f"{_cpu(sample):>13} {_cpu(mixed):>6} {_cpu_ratio(row):>5}")
         for problem in row["problems"][:5]:
             out.append(f"    unexpected: {problem}")
+    out.append("(CPU us: the server's CPU time per request, median of the rounds; its ratio sample / mixed is the "
+               "mix's speed on a fully busy core and moves little with the machine's load)")
     return out
+
+
+def _cpu(figures: dict[str, Any]) -> str:
+    return "-" if figures.get("server_cpu_us") is None else f"{figures['server_cpu_us']:.0f}"
+
+
+def _cpu_ratio(row: dict[str, Any]) -> str:
+    return "-" if row.get("cpu_ratio") is None else f"{row['cpu_ratio']:.2f}"

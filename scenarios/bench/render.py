@@ -6,6 +6,7 @@ from typing import Any
 
 from .density import render_density
 from .fleet import render_fleet
+from .instructions import render_instructions
 from .measure import mb
 from .mixed import render_mixed
 from .operations import render_operations
@@ -65,6 +66,16 @@ def render(report: Report) -> str:
                    "the runs made one after the other; jb0 = the same fake with --journal-bytes 0, no headers and "
                    "bodies kept;\n bare = plain Starlette answering the same bytes and "
                    "headers on the same path, served the same way: uvicorn on uvloop + httptools, one process)")
+        with_cpu = [row for row in report.http if row["fake"].get("cpu_ratio")]
+        if with_cpu:
+            out += ["", "Server CPU per request (user + system of the serving process / requests answered, median "
+                        "of the rounds; bare / fake is the speed ratio a fully busy core would give)",
+                    f"{'service':<21} {'bare us':>8} {'fake us':>8} {'bare/fake':>9} | {'jb0 us':>8} {'bare/jb0':>8}"]
+            for row in with_cpu:
+                lean = row["lean"]
+                out.append(f"{row['service']:<21} {row['bare']['server_cpu_us']:>8.1f} "
+                           f"{row['fake']['server_cpu_us']:>8.1f} {row['fake']['cpu_ratio']:>9.2f} | "
+                           f"{_fmt(lean.get('server_cpu_us')):>8} {_fmt(lean.get('cpu_ratio'), '.2f'):>8}")
         with_peers = [row for row in report.http if row.get("peers")]
         if with_peers:
             names = sorted({name for row in with_peers for name in row["peers"]})
@@ -167,6 +178,7 @@ def render(report: Report) -> str:
     out += render_mixed(report)
     out += render_fleet(report)
     out += render_density(report)
+    out += render_instructions(report)
     if report.targets:
         out += ["", "Targets (reported, not asserted)"]
         for t in report.targets:

@@ -23,7 +23,8 @@ BENCH_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "full"}}
 QUICK_SETTINGS: dict[str, dict[str, str]] = {"filings": {"scale": "small"}}
 
 
-PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "mixed", "peers", "fleet", "density")
+PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "mixed", "peers", "fleet", "density",
+         "instructions")
 DEFAULT_PARTS = ("http", "inprocess", "scale", "startup", "worlds", "operations", "mixed")
 
 
@@ -54,6 +55,8 @@ class Options:
     density_worlds: int = 10_000
     #: the mixed part's keep-alive connections per service
     mix_connections: int = 50
+    #: the instructions part: requests counted per server under callgrind
+    instr_requests: int = 300
 
 
 @dataclass
@@ -70,6 +73,7 @@ class Report:
     fleet: dict[str, Any] = field(default_factory=dict)
     density: dict[str, Any] = field(default_factory=dict)
     mixed: list[dict[str, Any]] = field(default_factory=list)
+    instructions: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     targets: list[dict[str, Any]] = field(default_factory=list)
 
@@ -86,7 +90,7 @@ class Report:
         return {"machine": self.machine, "config": self.config, "http": self.http, "inprocess": self.inprocess,
                 "scale": self.scale, "startup": self.startup, "startup_httpx_client_ms": self.startup_client_ms,
                 "worlds": self.worlds, "operations": self.operations, "fleet": self.fleet,
-                "density": self.density, "mixed": self.mixed,
+                "density": self.density, "mixed": self.mixed, "instructions": self.instructions,
                 "targets": self.targets, "skipped": self.skipped}
 
 

@@ -41,7 +41,7 @@ FRAMEWORK_HEADERS = ("content-length", "content-type", "date", "server", "transf
 
 def child_serve(spec: dict[str, Any]) -> int:
     """Serve one app until SIGTERM; print one JSON line (port, pid, sample request) when ready."""
-    from fakes.kernel.server import bind_socket, serve_until
+    from fakes.kernel.server import bind_socket, serve_until, settle_startup_objects
     from fakes.kernel.server import run as run_on_fast_loop
 
     started = time.perf_counter()
@@ -62,6 +62,7 @@ def child_serve(spec: dict[str, Any]) -> int:
                     content_type=response.headers.get("content-type", ""), bytes=len(response.content),
                     service=fake.name)
         app = fake.app
+        settle_startup_objects()  # as `fakes serve` does before its first request
     else:
         body = Path(spec["body_file"]).read_bytes()
         app = bare_app(spec["method"], spec["path"], body, spec["status"], spec["content_type"],
@@ -102,13 +103,15 @@ def mix_requests(fake: Any) -> list[dict[str, Any]]:
 class Server:
     """A child process serving one app; ``info`` is its ready line."""
 
-    def __init__(self, spec: dict[str, Any], timeout: float = 600.0, cwd: str | None = None) -> None:
+    def __init__(self, spec: dict[str, Any], timeout: float = 600.0, cwd: str | None = None,
+                 wrapper: list[str] | None = None) -> None:
         """``cwd``: another checkout of the project to serve from (its ``fakes`` and ``scenarios``
-        come first on the child's path, being in its working directory)."""
+        come first on the child's path, being in its working directory). ``wrapper``: a command
+        the child runs under (valgrind, for the instructions part); the child keeps its pid."""
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server
         # another checkout has no fakes.scenarios of its own (only an installed copy has): its top-level one
         package = "scenarios.bench" if cwd else BENCH_PACKAGE
-        self.proc = subprocess.Popen([sys.executable, "-m", package, "_serve", json.dumps(spec)],
+        self.proc = subprocess.Popen([*(wrapper or []), sys.executable, "-m", package, "_serve", json.dumps(spec)],
                                      stdout=subprocess.PIPE, stderr=self._stderr, text=True, cwd=cwd)
         self.info = self._ready_line(timeout)
         self.url = f"http://127.0.0.1:{self.info['port']}"

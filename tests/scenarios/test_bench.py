@@ -146,6 +146,8 @@ def test_the_mixed_part_reports_its_rows(tmp_path: Path) -> None:
     assert row["service"] == "member-export" and row["problems"] == []
     assert row["answers_2xx"] > 0 and row["answers_4xx"] > 0 and row["requests"] >= 3
     assert row["mixed"]["rps"] > 0 and row["sample"]["rps"] > 0 and row["ratio"] > 0
+    # the server's CPU per request, and the mix's speed on a busy core from it
+    assert row["mixed"]["server_cpu_us"] > 0 and row["sample"]["server_cpu_us"] > 0 and row["cpu_ratio"] > 0
 
 
 @pytest.mark.parametrize("service", ["member-export", "filings", "enrichment", "relay", "video"])
@@ -170,3 +172,43 @@ def test_the_operations_part_gives_wall_and_cpu_times(tmp_path: Path, capsys: py
     for row in rows:
         assert 0 < row["p50_ms"] <= row["max_ms"] and 0 <= row["cpu_p50_ms"] <= row["cpu_p99_ms"]
     assert "cpu50" in capsys.readouterr().out
+
+
+def test_server_cpu_time_is_taken_per_request_around_a_load_run() -> None:
+    from scenarios.bench.load import LoadConfig, measured_load
+    from scenarios.bench.measure import proc_cpu_seconds
+    from scenarios.bench.servers import Server
+
+    assert proc_cpu_seconds() is not None and proc_cpu_seconds() > 0  # this process has run
+    assert proc_cpu_seconds(2**22 + 7) is None  # no such process
+    config = LoadConfig(generator="python", connections=2, duration=0.5, warmup=0, threads=1, rounds=1)
+    with Server({"kind": "bare", "method": "GET", "path": "/x", "status": 200, "content_type": "text/plain",
+                 "body_file": _body_file(b"hello")}) as server:
+        served = measured_load(config, server.url + "/x", "GET", {}, 0.5, server.proc.pid)
+        unmeasured = measured_load(config, server.url + "/x", "GET", {}, 0.3, None)
+    assert served["requests"] > 0 and served["server_cpu_us"] > 0
+    assert "server_cpu_us" not in unmeasured  # not our process: nothing to read
+
+
+def _body_file(body: bytes) -> str:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(delete=False, suffix=".body") as handle:
+        handle.write(body)
+    return handle.name
+
+
+def test_the_instructions_part_reads_callgrind_totals_and_skips_without_valgrind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scenarios.bench import instructions
+
+    dump = tmp_path / "callgrind.1.1"
+    dump.write_text("version: 1\ncmd: python\nevents: Ir\nsummary: 12345\ntotals: 12345\n")
+    assert instructions._totals(dump) == 12345
+    monkeypatch.setattr(instructions.shutil, "which", lambda tool: None)
+    assert "valgrind" in (instructions.valgrind_missing() or "")
+    out = tmp_path / "bench.json"
+    assert bench.main(["--parts", "instructions", "--only", "member-export", "--no-kernel", "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert figures["instructions"] == []
+    assert [s["part"] for s in figures["skipped"]] == ["instructions"]

@@ -1,0 +1,147 @@
+"""Part ``instructions``: CPU instructions per served request, counted by valgrind's callgrind.
+
+A req/s ratio on a shared or virtual machine scatters by 10-30 % from run to run (another job, the
+other core's load generator, the host's neighbours); an instruction count does not. Each server
+(the bare-Starlette twin, the fake, the fake with ``--journal-bytes 0``) is served exactly as the
+HTTP part serves it, under ``valgrind --tool=callgrind`` with counting off; one keep-alive client
+warms it up (past the journal's ring, so that shedding is in the steady state), then counting is
+switched on for ``--instr-requests`` requests and the total is divided by them. The server's
+whole work is counted - uvicorn, httptools, uvloop, the app, the journal - and nothing of the
+client's. bare / fake is the speed ratio a core fully busy with either would give at equal
+instructions per cycle.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .report import TARGET_HTTP_RATIO, TARGET_LEAN_RATIO, Options, Report
+from .servers import FRAMEWORK_HEADERS, Server
+from .subjects import KERNEL, importable
+
+WARMUP_REQUESTS = 1_200  # past the default journal's 1,000 entries: its shedding is in the count
+COUNTED_REQUESTS = 300
+
+
+def valgrind_missing() -> str | None:
+    """Why the part cannot run here, or None."""
+    for tool in ("valgrind", "callgrind_control"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not on PATH (apt-get install valgrind)"
+    return None
+
+
+def bench_instructions(options: Options, report: Report) -> None:
+    print(f"\n[instructions] callgrind: {options.instr_requests} counted requests per server after "
+          f"{WARMUP_REQUESTS} uncounted", file=sys.stderr)
+    why = valgrind_missing()
+    if why:
+        report.skip("instructions", "every service", why)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for index, target in enumerate(options.targets):
+            why = importable(target)
+            if why:
+                report.skip("instructions", target, why)
+                continue
+            try:
+                row = _instructions_row(target, options, Path(tmp) / str(index))
+            except Exception as exc:
+                report.skip("instructions", target, f"{type(exc).__name__}: {exc}")
+                continue
+            report.instructions.append(row)
+            print(f"  {row['service']}: bare {row['bare']:,.0f}, fake {row['fake']:,.0f}, "
+                  f"jb0 {row['lean']:,.0f} instructions per request", file=sys.stderr)
+            if target != KERNEL:
+                report.target(f"instructions {row['service']}: bare / fake", row["ratio"], TARGET_HTTP_RATIO,
+                              higher_is_better=True, unit="x")
+                report.target(f"instructions {row['service']}: bare / --journal-bytes 0", row["lean_ratio"],
+                              TARGET_LEAN_RATIO, higher_is_better=True, unit="x")
+
+
+def _instructions_row(target: str, options: Options, folder: Path) -> dict[str, Any]:
+    import httpx
+
+    folder.mkdir(parents=True)
+    body_file = str(folder / "body")
+    # the sample request's bytes over HTTP, from a natively served fake, as the HTTP part takes them
+    with Server({"kind": "fake", "target": target, "settings": options.settings, "body_file": body_file}) as probe:
+        info = probe.info
+        check = httpx.request(info["method"], probe.url + info["path"], headers=info["headers"], timeout=60)
+    if not 200 <= check.status_code < 300:
+        raise RuntimeError(f"the sample request answered {check.status_code} over HTTP")
+    Path(body_file).write_bytes(check.content)
+    response_headers = {k: v for k, v in check.headers.items() if k.lower() not in FRAMEWORK_HEADERS}
+    specs = {
+        "bare": {"kind": "bare", "method": info["method"], "path": info["path"], "status": check.status_code,
+                 "content_type": check.headers.get("content-type", ""), "body_file": body_file,
+                 "response_headers": response_headers},
+        "fake": {"kind": "fake", "target": target, "settings": options.settings, "body_file": body_file + ".fake"},
+        "lean": {"kind": "fake", "target": target, "settings": options.settings, "body_file": body_file + ".lean",
+                 "journal_bytes": 0},
+    }
+    row: dict[str, Any] = {"service": KERNEL if target == KERNEL else info["service"],
+                           "request": f"{info['method']} {info['path']}", "response_bytes": len(check.content),
+                           "counted_requests": options.instr_requests, "warmup_requests": WARMUP_REQUESTS}
+    for name, spec in specs.items():
+        row[name] = _count(spec, folder / name, info, options.instr_requests)
+    row["ratio"] = row["bare"] / row["fake"]
+    row["lean_ratio"] = row["bare"] / row["lean"]
+    return row
+
+
+def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], requests: int) -> float:
+    """Instructions per request of one server: served under callgrind, counted between a zero and a dump."""
+    import httpx
+
+    out.mkdir()
+    wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}/callgrind.%p"]
+    with Server(spec, timeout=900, wrapper=wrapper) as server, httpx.Client(timeout=600) as client:
+        url = server.url + info["path"]
+
+        def send(count: int) -> None:
+            for _ in range(count):
+                answer = client.request(info["method"], url, headers=info["headers"])
+                if not 200 <= answer.status_code < 300:
+                    raise RuntimeError(f"answered {answer.status_code}: {answer.text[:200]}")
+
+        send(WARMUP_REQUESTS)
+        pid = str(server.proc.pid)
+        for command in ("--instr=on", "--zero"):
+            subprocess.run(["callgrind_control", command, pid], check=True, capture_output=True, timeout=120)
+        send(requests)
+        subprocess.run(["callgrind_control", "--dump", pid], check=True, capture_output=True, timeout=300)
+        dump = out / f"callgrind.{pid}.1"  # the first dump asked for; callgrind.<pid> is the one at exit
+        if not dump.exists():
+            raise RuntimeError(f"callgrind wrote no dump ({server.stderr_tail()})")
+        return _totals(dump) / requests
+
+
+def _totals(dump: Path) -> int:
+    with dump.open() as handle:
+        for line in handle:
+            if line.startswith(("totals:", "summary:")):
+                return int(line.split()[1])
+    raise RuntimeError(f"no totals line in {dump.name}")
+
+
+def render_instructions(report: Report) -> list[str]:
+    if not report.instructions:
+        return []
+    first = report.instructions[0]
+    out = ["", f"Instructions per served request (callgrind; {first['counted_requests']} counted after "
+               f"{first['warmup_requests']} uncounted, one keep-alive client; the whole server process)",
+           f"{'service':<21} {'request':<40} {'bytes':>7} | {'bare':>9} {'fake':>9} {'bare/fake':>9} | "
+           f"{'jb0':>9} {'bare/jb0':>8}"]
+    for row in report.instructions:
+        request = row["request"] if len(row["request"]) <= 40 else row["request"][:39] + "~"
+        out.append(f"{row['service']:<21} {request:<40} {row['response_bytes']:>7} | {row['bare']:>9,.0f} "
+                   f"{row['fake']:>9,.0f} {row['ratio']:>9.2f} | {row['lean']:>9,.0f} {row['lean_ratio']:>8.2f}")
+    out.append("(bare/fake: the speed ratio a busy core would give at equal instructions per cycle; it does not "
+               "move with the machine's load, as req/s does)")
+    return out
