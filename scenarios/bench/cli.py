@@ -78,6 +78,9 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
                         help="worlds the fleet part's load spreads over (default 300)")
     parser.add_argument("--instr-requests", type=int, default=None,
                         help="requests counted per server in the instructions part (default 300; 50 with --quick)")
+    parser.add_argument("--instr-warmup", type=int, default=1_200,
+                        help="uncounted requests before the count in the instructions part (default 1,200: past "
+                             "the journal's 1,000 entries)")
     parser.add_argument("--density-worlds", type=int, default=None,
                         help="touched worlds per service one `fakes serve` holds in the density part (default "
                              "10,000; 100 with --quick)")
@@ -138,7 +141,7 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         quick=quick, against=against, fleet_replicas=max(1, args.fleet_replicas),
         fleet_worlds=pick(args.fleet_worlds, 300, 30), density_worlds=max(1, pick(args.density_worlds, 10_000, 100)),
         mix_connections=max(1, args.mix_connections),
-        instr_requests=max(1, pick(args.instr_requests, 300, 50)),
+        instr_requests=max(1, pick(args.instr_requests, 300, 50)), instr_warmup=max(0, args.instr_warmup),
     )
     return options, args.json_path
 
@@ -156,6 +159,7 @@ def run(options: Options) -> Report:
         "op_repeats": options.op_repeats, "fleet_replicas": options.fleet_replicas,
         "against": options.against, "density_worlds": options.density_worlds,
         "mix_connections": options.mix_connections, "instr_requests": options.instr_requests,
+        "instr_warmup": options.instr_warmup,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
     if options.parts & {"http", "peers"}:

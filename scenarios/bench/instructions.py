@@ -22,10 +22,7 @@ from typing import Any
 
 from .report import TARGET_HTTP_RATIO, TARGET_LEAN_RATIO, Options, Report
 from .servers import FRAMEWORK_HEADERS, Server
-from .subjects import KERNEL, importable
-
-WARMUP_REQUESTS = 1_200  # past the default journal's 1,000 entries: its shedding is in the count
-COUNTED_REQUESTS = 300
+from .subjects import service_targets
 
 
 def valgrind_missing() -> str | None:
@@ -38,17 +35,13 @@ def valgrind_missing() -> str | None:
 
 def bench_instructions(options: Options, report: Report) -> None:
     print(f"\n[instructions] callgrind: {options.instr_requests} counted requests per server after "
-          f"{WARMUP_REQUESTS} uncounted", file=sys.stderr)
+          f"{options.instr_warmup} uncounted", file=sys.stderr)
     why = valgrind_missing()
     if why:
         report.skip("instructions", "every service", why)
         return
     with tempfile.TemporaryDirectory() as tmp:
-        for index, target in enumerate(options.targets):
-            why = importable(target)
-            if why:
-                report.skip("instructions", target, why)
-                continue
+        for index, target in service_targets(options.targets, report.skip, "instructions"):
             try:
                 row = _instructions_row(target, options, Path(tmp) / str(index))
             except Exception as exc:
@@ -57,11 +50,10 @@ def bench_instructions(options: Options, report: Report) -> None:
             report.instructions.append(row)
             print(f"  {row['service']}: bare {row['bare']:,.0f}, fake {row['fake']:,.0f}, "
                   f"jb0 {row['lean']:,.0f} instructions per request", file=sys.stderr)
-            if target != KERNEL:
-                report.target(f"instructions {row['service']}: bare / fake", row["ratio"], TARGET_HTTP_RATIO,
+            for label, key, limit in (("fake", "ratio", TARGET_HTTP_RATIO),
+                                      ("--journal-bytes 0", "lean_ratio", TARGET_LEAN_RATIO)):
+                report.target(f"instructions {row['service']}: bare / {label}", row[key], limit,
                               higher_is_better=True, unit="x")
-                report.target(f"instructions {row['service']}: bare / --journal-bytes 0", row["lean_ratio"],
-                              TARGET_LEAN_RATIO, higher_is_better=True, unit="x")
 
 
 def _instructions_row(target: str, options: Options, folder: Path) -> dict[str, Any]:
@@ -85,17 +77,17 @@ def _instructions_row(target: str, options: Options, folder: Path) -> dict[str, 
         "lean": {"kind": "fake", "target": target, "settings": options.settings, "body_file": body_file + ".lean",
                  "journal_bytes": 0},
     }
-    row: dict[str, Any] = {"service": KERNEL if target == KERNEL else info["service"],
+    row: dict[str, Any] = {"service": info["service"],
                            "request": f"{info['method']} {info['path']}", "response_bytes": len(check.content),
-                           "counted_requests": options.instr_requests, "warmup_requests": WARMUP_REQUESTS}
+                           "counted_requests": options.instr_requests, "warmup_requests": options.instr_warmup}
     for name, spec in specs.items():
-        row[name] = _count(spec, folder / name, info, options.instr_requests)
+        row[name] = _count(spec, folder / name, info, options.instr_warmup, options.instr_requests)
     row["ratio"] = row["bare"] / row["fake"]
     row["lean_ratio"] = row["bare"] / row["lean"]
     return row
 
 
-def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], requests: int) -> float:
+def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], warmup: int, requests: int) -> float:
     """Instructions per request of one server: served under callgrind, counted between a zero and a dump."""
     import httpx
 
@@ -110,7 +102,7 @@ def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], requests: int)
                 if not 200 <= answer.status_code < 300:
                     raise RuntimeError(f"answered {answer.status_code}: {answer.text[:200]}")
 
-        send(WARMUP_REQUESTS)
+        send(warmup)
         pid = str(server.proc.pid)
         for command in ("--instr=on", "--zero"):
             subprocess.run(["callgrind_control", command, pid], check=True, capture_output=True, timeout=120)

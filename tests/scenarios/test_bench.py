@@ -12,6 +12,7 @@ import pytest
 
 from scenarios import bench
 from scenarios.bench import scale
+from scenarios.bench.instructions import valgrind_missing as bench_valgrind_missing
 
 
 def test_quick_in_process_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -212,3 +213,15 @@ def test_the_instructions_part_reads_callgrind_totals_and_skips_without_valgrind
     figures = json.loads(out.read_text())
     assert figures["instructions"] == []
     assert [s["part"] for s in figures["skipped"]] == ["instructions"]
+
+
+@pytest.mark.skipif(instructions_unavailable := bench_valgrind_missing(), reason=str(instructions_unavailable))
+def test_the_instructions_part_counts_each_server_under_callgrind(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    assert bench.main(["--parts", "instructions", "--only", "member-export", "--no-kernel", "--instr-requests", "3",
+                       "--instr-warmup", "10", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["instructions"]
+    # the whole served request: uvicorn, httptools and the app, some 100,000 instructions or more
+    assert row["bare"] > 50_000 and row["fake"] > 50_000 and row["lean"] > 50_000
+    assert row["ratio"] == pytest.approx(row["bare"] / row["fake"])
+    assert row["counted_requests"] == 3 and row["warmup_requests"] == 10
