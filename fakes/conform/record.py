@@ -19,7 +19,7 @@ import orjson
 
 from .cassette import CassetteWriter
 from .observed import Observed
-from .upstream import Upstream, UpstreamError
+from fakes.kernel.upstream import Upstream, UpstreamError
 
 #: headers that belong to one connection, not to the request or answer (RFC 9110 7.6.1), and the
 #: ones the proxy sets itself

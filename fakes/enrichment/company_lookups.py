@@ -171,16 +171,8 @@ class CompanyLookups(LookupBase):
         offset = self._cursor(call, p.get("cursor"))
         size = int(p.get("page_size", 200))
         world = self.world
-        investors = []
-        for round_ in world.funding_rounds(domain):
-            for inv in round_["investors"]:
-                site = normalize_website(inv["website"]) if inv.get("website") else None
-                if site and site not in investors:
-                    investors.append(site)
-        entries = ([("customers", d) for d in world.customers(domain)] + [("investors", d) for d in investors]
-                   + [("partner_platforms", d) for d in world.partners(domain)])
-        if p.get("quality_filter") is False:  # low-confidence matches, left out by default
-            entries += [("customers", d) for d in world.related(domain, "weak-customer", 3)]
+        weak = p.get("quality_filter") is False
+        entries = world.derived(("customer-entries", domain, weak), lambda: self._customer_entries(domain, weak))
         page = entries[offset:offset + size]
         key = f"customer_listing|{domain}|{offset}|{size}|{p.get('quality_filter', True)}"
         version = world.version(domain)
@@ -196,7 +188,26 @@ class CompanyLookups(LookupBase):
                              f"&page_size={size}" if next_offset < len(entries) else None)
         return self._answer(body)
 
+    def _customer_entries(self, domain: str, weak: bool) -> list[tuple[str, str]]:
+        """(kind, domain) of a company's customers, investors and partners, in the listing's order."""
+        world = self.world
+        investors = []
+        for round_ in world.funding_rounds(domain):
+            for inv in round_["investors"]:
+                site = normalize_website(inv["website"]) if inv.get("website") else None
+                if site and site not in investors:
+                    investors.append(site)
+        entries = ([("customers", d) for d in world.customers(domain)] + [("investors", d) for d in investors]
+                   + [("partner_platforms", d) for d in world.partners(domain)])
+        if weak:  # low-confidence matches, left out by default
+            entries += [("customers", d) for d in world.related(domain, "weak-customer", 3)]
+        return entries
+
     def _company_item(self, domain: str, paths: dict[str, str]) -> dict[str, Any]:
+        """A listed company (shared while the world does not change: read only)."""
+        return self.world.derived(("item", domain, paths["logo"]), lambda: self._new_company_item(domain, paths))
+
+    def _new_company_item(self, domain: str, paths: dict[str, str]) -> dict[str, Any]:
         record = self.world.company(domain) or {}
         return {"name": record.get("name", domain), "description": record.get("description"),
                 "tagline": record.get("tagline"), "website": f"https://www.{domain}",
@@ -239,7 +250,9 @@ class CompanyLookups(LookupBase):
         if cached is None:
             self._live(call, key, "Website crawling is at capacity for now; retry")
         self._bill(call, key, version, cached, self._cost("product_listing"))
-        return self._answer({"products": products(self.seed, self.settings.locale, domain, record)})
+        listed = self.world.derived(("products", domain),
+                                    lambda: dumps({"products": products(self.seed, self.settings.locale, domain, record)}))
+        return self._answer(listed)
 
 
 

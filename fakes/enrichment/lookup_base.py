@@ -9,6 +9,7 @@ parameters; it consults the cache window, builds the body from the world and cha
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from . import rules
@@ -90,7 +91,9 @@ class LookupBase:
         return Answer(body, status, media_type)
 
     @staticmethod
+    @functools.lru_cache(maxsize=256)
     def _paths(base: str, real: bool) -> dict[str, str]:
+        """The links of answers below ``base`` (shared: read only)."""
         prefix = base + ("/api" if real else "")
         return {"details": f"{prefix}/v1/company/details", "logo": f"{prefix}/v1/company/logo",
                 "competitors": f"{prefix}/v1/competitor/listing", "updates": f"{prefix}/v1/company/updates",

@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import quote
 
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.http import dumps
 
 from .calls import Answer, Call
 from .credits import as_number, render
@@ -93,7 +94,10 @@ class PeopleLookups(LookupBase):
                 pending = False
         if "/v2/" in call.route_path:  # the header of the v2 paths
             call.headers[self.settings.enrichment_status_header] = "pending" if pending else "complete"
-        return self._answer(self.profile_body(key, title, fast=pending))
+        # the person's answer is the same bytes until the world changes (person() records the slug
+        # it serves the first time; the world forgets these bytes when its state is replaced)
+        return self._answer(self.world.derived(("profile", key.id, title, pending),
+                                               lambda: dumps(self.profile_body(key, title, fast=pending))))
 
     def profile_body(self, key: PersonKey, title: str | None, *, fast: bool = False) -> dict[str, Any]:
         """The profile; the fast one (enrichment=fast, detailed enrichment still running) leaves out what
@@ -118,6 +122,21 @@ class PeopleLookups(LookupBase):
     def op_similar_people(self, call: Call, p: dict[str, Any], base: str, real: bool, *_: Any) -> Answer:
         key, title = self._person(call, p)
         world = self.world
+        target, attempted, similar = world.derived(("similar", key.id, title), lambda: self._similar(key, title))
+        cache_key, version = f"similar_people|{key.id}", world.version(key.domain)
+        cached = self._cached(call, p, cache_key, version)
+        cost = self._cost("similar_people") + 50 * len(attempted)
+        if cached is None:
+            self._live(call, cache_key)
+        self._bill(call, cache_key, version, cached, cost)
+        charged = 0 if cached is not None else cost
+        return self._answer({"target": target, "attempted_searches": attempted, "similar_people": similar,
+                             "credit_cost": as_number(charged)})
+
+    def _similar(self, key: PersonKey, title: str | None) -> tuple[dict[str, Any], list[dict[str, Any]],
+                                                                    list[dict[str, Any]]]:
+        """The target's profile, the searches tried and the people found (shared: read only)."""
+        world = self.world
         target = world.person(key, title)
         role = str(target["work_experience"][0]["role"]) if target["work_experience"] else "engineer"
         attempted = [{"employer_website": f"https://www.{other}", "role": role}
@@ -128,15 +147,7 @@ class PeopleLookups(LookupBase):
             people = world.employees(other, role) or world.employees(other, SEARCH_ROLES[0])
             if people:
                 similar.append(world.person(people[0][0], people[0][1]))
-        cache_key, version = f"similar_people|{key.id}", world.version(key.domain)
-        cached = self._cached(call, p, cache_key, version)
-        cost = self._cost("similar_people") + 50 * len(attempted)
-        if cached is None:
-            self._live(call, cache_key)
-        self._bill(call, cache_key, version, cached, cost)
-        charged = 0 if cached is not None else cost
-        return self._answer({"target": target, "attempted_searches": attempted, "similar_people": similar,
-                             "credit_cost": as_number(charged)})
+        return target, attempted, similar
 
     def op_employee_search(self, call: Call, p: dict[str, Any], base: str, real: bool, *_: Any) -> Answer:
         domain = self._domain(call, p["company_website"], "company_website")

@@ -8,8 +8,9 @@ ones. Nothing here knows about HTTP, credits or the clock (updates take "now" as
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from fakes.kernel.statecheck import StateReader, refuse
 
@@ -26,6 +27,8 @@ from .generated import (
 )
 
 UPDATE_SOURCES = ("blog", "x", "youtube")
+T = TypeVar("T")
+_MISSING: Any = object()
 
 EXECUTIVE_ROLES = (("CEO", "Chief Executive Officer"), ("CTO", "Chief Technology Officer"),
                    ("CFO", "Chief Financial Officer"), ("COO", "Chief Operating Officer"),
@@ -96,6 +99,9 @@ class World:
     _related: dict[tuple[str, str, int], list[str]] = field(default_factory=dict, repr=False, compare=False)
     #: (person id, role) -> generated profile: likewise a pure function of the seed and the companies
     _people: dict[tuple[str, str | None], dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    #: other values computed from the world alone (funding rounds, employees, listing items): kept
+    #: until a company or person is added (bounded: past RELATED_KEPT it starts over); see derived()
+    _derived: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
     #: names the seed and coverage settings for the cache of which domains are known
     _profile: int = field(init=False, repr=False, compare=False)
 
@@ -122,11 +128,26 @@ class World:
     def add_company(self, domain: str, fields: dict[str, Any]) -> dict[str, Any]:
         self.custom_companies[domain] = {**self.custom_companies.get(domain, {}), **fields}
         self.versions[domain] = self.versions.get(domain, 0) + 1
-        self._related.clear()  # the known companies changed
-        self._people.clear()
+        self._changed()  # the known companies changed
         record = self.company(domain)
         assert record is not None
         return record
+
+    def _changed(self) -> None:
+        """Forget what was computed from the companies and people: they changed."""
+        self._related.clear()
+        self._people.clear()
+        self._derived.clear()
+
+    def derived(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
+        """``build()``, kept under ``key`` until the world changes: for values that depend on the
+        seed, the settings and the known companies and people only (never on the clock or a caller)."""
+        found = self._derived.get(key, _MISSING)
+        if found is _MISSING:
+            if len(self._derived) >= RELATED_KEPT:
+                self._derived.clear()
+            found = self._derived[key] = build()
+        return found  # type: ignore[no-any-return]
 
     def related(self, domain: str, kind: str, count: int) -> list[str]:
         """``count`` other known companies related to ``domain`` (customers, partners, competitors)."""
@@ -161,12 +182,20 @@ class World:
         return self.related(domain, "partner", int(record.get("_partner_count", 0)))
 
     def competitors(self, domain: str) -> list[tuple[str, str]]:
+        """(domain, reason) of the company's competitors (a new list)."""
+        return list(self.derived(("competitors", domain), lambda: self._competitors(domain)))
+
+    def _competitors(self, domain: str) -> list[tuple[str, str]]:
         record = self.company(domain) or {}
         found = self.related(domain, "competitor", int(record.get("_competitor_count", 0)))
         return [(other, REASONS[mix(self.seed, "reason", domain, other) % 2]) for other in found]
 
     # -- funding -----------------------------------------------------------------------------
     def funding_rounds(self, domain: str) -> list[dict[str, Any]]:
+        """The company's rounds, oldest first (a new list; the rounds themselves are shared: read only)."""
+        return list(self.derived(("funding", domain), lambda: self._funding_rounds(domain)))
+
+    def _funding_rounds(self, domain: str) -> list[dict[str, Any]]:
         record = self.company(domain)
         if record is None:
             return []
@@ -231,7 +260,10 @@ class World:
         return [(PersonKey(domain, r.choice(p.first), r.choice(p.last)), role, title) for role, title in picked]
 
     def employees(self, domain: str, role: str) -> list[tuple[PersonKey, str]]:
-        """People of the company whose title matches ``role`` (deterministic, 0 to 8)."""
+        """People of the company whose title matches ``role`` (deterministic, 0 to 8; a new list)."""
+        return list(self.derived(("employees", domain, role), lambda: self._employees(domain, role)))
+
+    def _employees(self, domain: str, role: str) -> list[tuple[PersonKey, str]]:
         normalized = " ".join(role.lower().split())
         r = rng(self.seed, "employees", domain, normalized)
         p = pools(self.locale)
@@ -290,6 +322,7 @@ class World:
         key = PersonKey(domain, str(fields["first_name"]), str(fields["last_name"]))
         self.custom_people[key.id] = {**fields, "_domain": domain}
         self.slugs[key.slug] = key.id
+        self._derived.clear()  # a company's employees changed
         return key, self.person(key)
 
     def work_email(self, domain: str, first: str, last: str | None, hit_share: float) -> str | None:
@@ -342,6 +375,7 @@ class World:
             _domain_key(versions_read, domain)
             versions[domain] = versions_read.integer(domain, minimum=0, maximum=2**31 - 1)
         self.custom_companies, self.custom_people, self.slugs, self.versions = companies, people, slugs, versions
+        self._changed()
 
 
 #: what a custom record may hold: the control plane's body fields (and a company's derived range)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
 REDACTED = "[redacted]"
@@ -43,6 +44,10 @@ SECRET_FIELD_WORDS = ("token", "secret", "password", "passwd", "credential")
 #: names whose secrecy a redactor remembers (clients repeat theirs), and the longest remembered
 MAX_REMEMBERED_NAMES = 4096
 MAX_REMEMBERED_NAME = 128
+#: a client that breaks a rule usually sends the same request again: what its credentials are and
+#: how its verdicts read redacted are remembered for that many requests and texts of this size
+MAX_REMEMBERED_REQUESTS = 256
+MAX_REMEMBERED_TEXT = 4096
 #: a credential shorter than this is not searched for in a verdict's detail (it would hide digits)
 MIN_SECRET_LENGTH = 4
 
@@ -61,6 +66,8 @@ class Redactor:
         self.fields = frozenset({*SECRET_FIELDS, *fields})
         self.form_fields = self.fields | set(form_fields)
         self._known: dict[tuple[str, bool], bool] = {}  # (name, header?) -> secret, for names seen lately
+        self._secrets: dict[tuple[Any, ...], list[str]] = {}  # (headers, query, body) -> secrets(), lately
+        self._details: dict[tuple[Any, ...], str] = {}  # (text, secrets) -> detail(), lately
         # a JSON string value (possibly cut off by the body limit)
         self._json = re.compile(r'("(?:' + _alternatives(self.fields) + r')"\s*:\s*)"((?:[^"\\]|\\.)*)"?')
 
@@ -108,7 +115,17 @@ class Redactor:
         return text
 
     def query(self, query: str) -> str:
-        return _PAIR.sub(self._pair, query) if "=" in query else query
+        if "=" not in query:
+            return query
+        if len(query) > MAX_REMEMBERED_TEXT:
+            return _PAIR.sub(self._pair, query)
+        key = ("?", query)
+        shown = self._details.get(key)
+        if shown is None:
+            if len(self._details) >= MAX_REMEMBERED_REQUESTS:
+                self._details.clear()
+            shown = self._details[key] = _PAIR.sub(self._pair, query)
+        return shown
 
     def _pair(self, found: re.Match[str]) -> str:
         name = found.group(1)
@@ -120,6 +137,18 @@ class Redactor:
     def secrets(self, headers: Iterable[tuple[bytes, bytes]], query: str = "", body: str = "") -> list[str]:
         """The credentials one request carried (secret header values, their tokens and cookie
         values, secret query, form and JSON values), longest first: what :meth:`detail` hides."""
+        pairs = tuple(headers)
+        if len(query) + len(body) + sum(len(value) for _, value in pairs) > MAX_REMEMBERED_TEXT:
+            return self._find_secrets(pairs, query, body)
+        key = (pairs, query, body)
+        found = self._secrets.get(key)
+        if found is None:
+            if len(self._secrets) >= MAX_REMEMBERED_REQUESTS:
+                self._secrets.clear()
+            found = self._secrets[key] = self._find_secrets(pairs, query, body)
+        return list(found)
+
+    def _find_secrets(self, headers: Iterable[tuple[bytes, bytes]], query: str, body: str) -> list[str]:
         found: set[str] = set()
         for raw_name, raw_value in headers:
             name = raw_name.decode("latin-1").lower()
@@ -142,6 +171,18 @@ class Redactor:
     def detail(self, text: str, secrets: Iterable[str] = ()) -> str:
         """A free text about a request (a verdict's detail): each of its ``secrets`` and every
         secret JSON or form value shown redacted."""
+        secrets = tuple(secrets)
+        if len(text) > MAX_REMEMBERED_TEXT:
+            return self._redact_detail(text, secrets)
+        key = (text, secrets)
+        shown = self._details.get(key)
+        if shown is None:
+            if len(self._details) >= MAX_REMEMBERED_REQUESTS:
+                self._details.clear()
+            shown = self._details[key] = self._redact_detail(text, secrets)
+        return shown
+
+    def _redact_detail(self, text: str, secrets: tuple[str, ...]) -> str:
         for secret in secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
