@@ -17,9 +17,10 @@ from typing import Any
 
 import orjson
 
+from fakes.kernel.upstream import Upstream, UpstreamError
+
 from .cassette import CassetteWriter
 from .observed import Observed
-from fakes.kernel.upstream import Upstream, UpstreamError
 
 #: headers that belong to one connection, not to the request or answer (RFC 9110 7.6.1), and the
 #: ones the proxy sets itself

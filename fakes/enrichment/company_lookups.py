@@ -133,16 +133,21 @@ class CompanyLookups(LookupBase):
         cached = self._cached(call, p, key, version)
         self._bill(call, key, version, cached, self._cost("company_updates"))
         as_of = cached if cached is not None else call.now_ms
-        items = self.world.updates(domain, as_of, rate_per_week=self.settings.item_rate_per_week,
-                                         limit=20)
-        if real and self.settings.real_paths_client_shapes:
+        shapes = real and self.settings.real_paths_client_shapes
+        # the same instant's updates are the same bytes until the world changes
+        return self._answer(self.world.derived(("updates", domain, as_of, shapes),
+                                               lambda: dumps(self._updates_body(domain, record, as_of, shapes))))
+
+    def _updates_body(self, domain: str, record: dict[str, Any], as_of: int, shapes: bool) -> dict[str, Any]:
+        items = self.world.updates(domain, as_of, rate_per_week=self.settings.item_rate_per_week, limit=20)
+        if shapes:
             items = [i for i in items if i["source"] != "youtube"]
         handle = record["_x_handle"]
-        return self._answer({
+        return {
             "blogs": [f"https://www.{domain}/blog/rss.xml"], "x_profile": f"https://x.com/{handle}",
             "youtube_channels": [f"https://www.youtube.com/@{handle}"],
             "updates": [{k: v for k, v in i.items() if not k.startswith("_")} for i in items],
-            "timestamp": iso_ms(as_of)})
+            "timestamp": iso_ms(as_of)}
 
     def op_company_website(self, call: Call, p: dict[str, Any], *_: Any) -> Answer:
         name = " ".join(str(p["company_name"]).split())
@@ -250,8 +255,9 @@ class CompanyLookups(LookupBase):
         if cached is None:
             self._live(call, key, "Website crawling is at capacity for now; retry")
         self._bill(call, key, version, cached, self._cost("product_listing"))
+        locale = self.settings.locale
         listed = self.world.derived(("products", domain),
-                                    lambda: dumps({"products": products(self.seed, self.settings.locale, domain, record)}))
+                                    lambda: dumps({"products": products(self.seed, locale, domain, record)}))
         return self._answer(listed)
 
 

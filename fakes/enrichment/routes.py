@@ -237,8 +237,8 @@ class StreamedResponse(Response):
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-#: bytes per message of a streamed answer
-STREAM_CHUNK = 1024
+#: bytes per message of a streamed answer (a few messages for the usual answer: each is a send)
+STREAM_CHUNK = 4096
 
 
 def rss_account(model: EnrichmentModel, feed_id: str, request: Request) -> Any:

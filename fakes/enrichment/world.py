@@ -8,6 +8,7 @@ ones. Nothing here knows about HTTP, credits or the clock (updates take "now" as
 from __future__ import annotations
 
 import base64
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -253,11 +254,7 @@ class World:
     # -- people ------------------------------------------------------------------------------
     def executives(self, domain: str) -> list[tuple[PersonKey, str, str]]:
         """(person, role, title) of the company's leadership."""
-        r = rng(self.seed, "executives", domain)
-        p = pools(self.locale)
-        count = r.randint(2, 5)
-        picked = [EXECUTIVE_ROLES[0], *r.sample(EXECUTIVE_ROLES[1:], count - 1)]
-        return [(PersonKey(domain, r.choice(p.first), r.choice(p.last)), role, title) for role, title in picked]
+        return list(_executives(self.seed, self.locale, domain))
 
     def employees(self, domain: str, role: str) -> list[tuple[PersonKey, str]]:
         """People of the company whose title matches ``role`` (deterministic, 0 to 8; a new list)."""
@@ -376,6 +373,16 @@ class World:
             versions[domain] = versions_read.integer(domain, minimum=0, maximum=2**31 - 1)
         self.custom_companies, self.custom_people, self.slugs, self.versions = companies, people, slugs, versions
         self._changed()
+
+
+@functools.lru_cache(maxsize=4096)
+def _executives(seed: int, locale: str, domain: str) -> tuple[tuple[PersonKey, str, str], ...]:
+    """A company's leadership: a function of the seed alone, shared by every world of it."""
+    r = rng(seed, "executives", domain)
+    p = pools(locale)
+    count = r.randint(2, 5)
+    picked = [EXECUTIVE_ROLES[0], *r.sample(EXECUTIVE_ROLES[1:], count - 1)]
+    return tuple((PersonKey(domain, r.choice(p.first), r.choice(p.last)), role, title) for role, title in picked)
 
 
 #: what a custom record may hold: the control plane's body fields (and a company's derived range)
