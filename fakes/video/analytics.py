@@ -118,12 +118,28 @@ def user_agent_facts(agent: str) -> tuple[str, str, str]:
     return device, os, browser
 
 
+MAX_REMEMBERED_ANSWERS = 64
+
+
 @dataclass
 class Analytics:
     sessions: dict[str, list[Session]] = field(default_factory=dict)  # project -> sessions
     open: dict[tuple[str, str], Session] = field(default_factory=dict)  # (media, viewer) -> latest delivered
+    #: rendered answers of the analytics endpoints, until a session changes (see remembered())
+    answers: dict[tuple[Any, ...], bytes] = field(default_factory=dict, repr=False, compare=False)
+
+    def remembered(self, key: tuple[Any, ...]) -> bytes | None:
+        """The answer kept for ``key`` (the request, its instant and what else it read), if no session
+        changed since: a dashboard polls the same figures again and again."""
+        return self.answers.get(key)
+
+    def remember(self, key: tuple[Any, ...], body: bytes) -> None:
+        if len(self.answers) >= MAX_REMEMBERED_ANSWERS:
+            self.answers.clear()
+        self.answers[key] = body
 
     def add(self, session: Session) -> Session:
+        self.answers.clear()
         self.sessions.setdefault(session.project_id, []).append(session)
         if session.delivered:
             self.open[(session.media_id, session.viewer)] = session
@@ -132,6 +148,7 @@ class Analytics:
     def delivered(self, template: Session, seconds: float, *, ended: bool, impression: bool) -> Session:
         """A real delivery: a new session for a page load (``impression``), else the viewer's
         session of this media if it was active within the gap, else a new one."""
+        self.answers.clear()
         key = (template.media_id, template.viewer)
         current = None if impression else self.open.get(key)
         if current is None or template.start_ms - current.last_ms > SESSION_GAP_MS:
@@ -142,6 +159,7 @@ class Analytics:
         return current
 
     def forget_project(self, project_id: str) -> None:
+        self.answers.clear()
         self.sessions.pop(project_id, None)
 
     # -- figures -------------------------------------------------------------------------------

@@ -89,6 +89,7 @@ class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
         self._agenda: list[tuple[int, int, str, str]] = []  # (instant, order, subject id, what)
         self._agenda_seq = 0
         self._list_cache: dict[tuple[str, str, str], tuple[int, bytes]] = {}
+        self._tag_cache: dict[tuple[str, str | None, str, bool], tuple[int, list[dict[str, Any]]]] = {}
 
     # -- the clock's consequences --------------------------------------------------------------
     def next_due_ms(self) -> int | None:
@@ -382,8 +383,18 @@ class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
         self._list_cache[(project.project_id, base, cache_key)] = (version, body)
 
     def tags(self, project: Project, value: str | None, sort_by: str, descending: bool) -> list[dict[str, Any]]:
-        """The project's tags with the number of (not discarded) videos carrying each."""
-        return tag_counts(self.list_videos(project, {}), value, sort_by, descending)
+        """The project's tags with the number of (not discarded) videos carrying each (kept, like a
+        list page, while no video changes: shared, read only)."""
+        self.catch_up()
+        key = (project.project_id, value, sort_by, descending)
+        cached = self._tag_cache.get(key)
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        rows = tag_counts(self.list_videos(project, {}), value, sort_by, descending)
+        if len(self._tag_cache) > 256:
+            self._tag_cache.clear()
+        self._tag_cache[key] = (self.version, rows)
+        return rows
 
     # -- status --------------------------------------------------------------------------------
     def status(self, project: Project, video_id: str, flagged: Flagged) -> dict[str, Any]:

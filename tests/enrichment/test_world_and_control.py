@@ -228,3 +228,28 @@ def test_keys_feeds_and_rss_tokens_made_after_a_reset_never_repeat_earlier_ones(
         second = client.post("/v1/monitor/feeds", json={"targets": [{"website_url": "stripe.com"}]}).json()
         assert second["id"] != feed["id"] and second["rss_url"] != feed["rss_url"]
         assert client.get(feed["rss_url"]).status_code == 404  # the old feed's RSS address shows nothing new
+
+
+def test_what_is_kept_from_the_world_goes_when_a_company_or_person_is_added(fake: EnrichmentFake,
+                                                                             client: httpx.Client) -> None:
+    """Employees, funding rounds, listings and profiles are kept per world until it changes: a person
+    or company added through the control plane shows in the very next answer."""
+    headers = dict(fake.auth_headers())
+    search = {"company_website": "stripe.com", "role": "Chief Wizard", "use_cache": "never"}
+    before = client.get("/v1/employee/search", params=search, headers=headers)
+    assert before.status_code == 200, before.text
+    assert client.get("/v1/employee/search", params=search, headers=headers).json() == before.json()
+    added = client.post("/_fake/people", json={"first_name": "Ada", "last_name": "Byron",
+                                               "employer_website": "stripe.com", "role": "Chief Wizard"})
+    assert added.status_code == 201, added.text
+    names = [(e["first_name"], e["last_name"]) for e in
+             client.get("/v1/employee/search", params=search, headers=headers).json()["employees"]]
+    assert ("Ada", "Byron") in names and len(names) == len(before.json()["employees"]) + 1
+    funding = {"website": "shopify.com", "use_cache": "never"}
+    first = client.get("/v1/company/funding", params=funding, headers=headers).json()["funding_rounds"]
+    assert first, "shopify.com has funding rounds at this seed"
+    founded = client.post("/_fake/companies", json={"website": "shopify.com", "founded_year": 1950})
+    assert founded.status_code == 201, founded.text
+    after = client.get("/v1/company/funding", params=funding, headers=headers).json()["funding_rounds"]
+    # the rounds follow the founding year: generated again from the changed record, not the kept ones
+    assert min(r["date"] for r in after if r["round_type"] != "IPO") < "1960" < min(r["date"] for r in first)

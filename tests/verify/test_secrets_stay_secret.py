@@ -147,3 +147,26 @@ def test_filings_names_no_key_in_its_quota_verdict() -> None:
     assert key not in str(verdict) and key[:10] not in render_verdicts([verdict])
     assert verdict["first"]["detail"].startswith("a free key called again after its allowance")
     assert key not in str(fake.journal_entries())
+
+
+def test_a_repeated_offence_is_redacted_like_the_first_and_other_credentials_too() -> None:
+    """The redactor remembers a repeated request's credentials and texts (a client that breaks a rule
+    usually does so again): the same request reads the same, another request's own credentials are
+    found afresh, and what a caller does with the list it got changes nothing kept."""
+    fake = LeakyNotes(seed=7)
+    with fake.client() as client:
+        for _ in range(3):
+            client.get("/leaky", params={"api_key": "qk-31337", "page": "2"}, headers=SENT_HEADERS)
+        other = {**SENT_HEADERS, "Authorization": "Bearer other-token-5e5e5e", "X-API-Key": "xk-0a0a0a"}
+        client.get("/leaky", params={"api_key": "qk-777777", "page": "2"}, headers=other)
+    verdict, = fake.verdicts()
+    assert verdict["count"] == 4
+    assert verdict["first"]["detail"] == verdict["last"]["detail"] == (
+        "token [redacted] with key [redacted] and cookie [redacted]; api_key=[redacted] sent")
+    assert verdict["last"]["query"] == "api_key=[redacted]&page=2"
+    shown = str(fake.journal_entries()) + str(verdict)
+    assert not [secret for secret in ["other-token-5e5e5e", "xk-0a0a0a", "qk-777777", *SECRETS] if secret in shown]
+    redactor = fake.verdict_log.redactor
+    found = redactor.secrets([(b"authorization", b"Bearer abcdefgh")], "", "")
+    found.clear()
+    assert redactor.secrets([(b"authorization", b"Bearer abcdefgh")], "", "") == ["Bearer abcdefgh", "abcdefgh"]

@@ -163,3 +163,29 @@ def test_the_fakes_own_player_and_hls_are_plays_and_feed_the_usage() -> None:
     usage = next(iter(fake.usage()["projects"].values()))
     assert usage["usage"]["watched_minutes"] == 1.0  # 2 s of HLS + 58 s played
     assert usage["cost_usd"]["delivery"] == 0.0017  # the seed's price of a minute watched
+
+
+def test_a_kept_analytics_answer_goes_when_a_play_or_a_video_changes() -> None:
+    """The analytics answers are kept per request and instant (a dashboard polls them): a play recorded
+    since, a video tagged since, or the clock moving gives the new figures, never the kept ones."""
+    fake = VideoFake(seed=0, environment="production")
+    with client_for(fake) as client:
+        first, _ = _week(fake, client)
+        week = {"from": "2026-01-05T00:00:00+00:00"}
+        tagged = {**week, "filterBy[tag]": "later"}
+        count = "/data/metrics/play/count"
+        assert client.get(count, params=week).json()["data"] == 14
+        assert client.get(count, params=week).json()["data"] == 14  # the kept answer, the same figure
+        assert client.get(count, params=tagged).json()["data"] == 0
+        with fake.client() as control:
+            recorded = control.post("/_fake/plays", json={"plays": [
+                {"mediaId": first, "seconds": 2, "at": "2026-01-12T08:00:00Z", "country": "FR"}]})
+            assert recorded.status_code == 201, recorded.text
+        assert client.get(count, params=week).json()["data"] == 15
+        series = client.get("/data/timeseries/play", params={**week, "interval": "day"}).json()["data"]
+        assert series[-1]["metricValue"] == 1
+        assert client.patch(f"/videos/{first}", json={"tags": ["later"]}).status_code == 200
+        assert client.get(count, params=tagged).json()["data"] == 8  # the video's plays, now tagged
+        day = client.get(count).json()["context"]["timeframe"]
+        fake.advance(3600)
+        assert client.get(count).json()["context"]["timeframe"] != day  # another instant, another answer
