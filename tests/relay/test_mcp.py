@@ -93,3 +93,24 @@ def test_the_connector_needs_a_token(fake: RelayFake) -> None:
         assert listed.status_code == 200 and len(listed.json()["result"]["tools"]) == 4
         bad = http.post("/mcp/v2/", content=b"[1, 2]", headers={"content-type": "application/json"})
         assert bad.status_code == 400 and bad.json()["error"]["code"] == -32600
+
+
+def test_a_repeated_initialize_is_answered_as_the_sdk_answered_it(fake: RelayFake, team: dict[str, Any]) -> None:
+    """The connector keeps the SDK's answer to an initialize it saw (the same bytes give the same
+    answer in a stateless session); any other initialize, and every other method, runs the SDK."""
+    headers = {"X-Proxy-Token": team["token"], "accept": "application/json, text/event-stream"}
+
+    def hello(ident: int, version: str) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": ident, "method": "initialize",
+                "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+    with fake.client() as client:
+        first = client.post("/mcp/v2/", json=hello(1, "2025-06-18"), headers=headers)
+        again = client.post("/mcp/v2/", json=hello(1, "2025-06-18"), headers=headers)
+        other = client.post("/mcp/v2/", json=hello(7, "2025-03-26"), headers=headers)
+        refused = client.post("/mcp/v2/", json=hello(1, "2025-06-18"), headers={"accept": "application/json"})
+    assert first.status_code == again.status_code == other.status_code == 200
+    assert again.content == first.content and again.headers == first.headers
+    assert first.json()["id"] == 1 and first.json()["result"]["protocolVersion"] == "2025-06-18"
+    assert other.json()["id"] == 7 and other.json()["result"]["protocolVersion"] == "2025-03-26"
+    assert refused.status_code == 401  # the token is checked before anything kept is sent
