@@ -213,11 +213,13 @@ class Ledger:
         """Take ``amount`` tenths, soonest-expiring credits first; False (nothing taken) if short."""
         if amount <= 0:
             return True
-        if self.balance(account, now_ms) < amount:
+        self.catch_up(account, now_ms)
+        usable = [g for g in account.grants if self._valid(g, now_ms)]  # one pass: balance and order
+        if sum(g.left for g in usable) < amount:
             return False
         left = amount
-        usable = sorted((g for g in account.grants if self._valid(g, now_ms)),
-                        key=lambda g: (math.inf if g.expires_ms is None else g.expires_ms))
+        if len(usable) > 1:
+            usable.sort(key=_soonest_expiring)
         for grant in usable:
             take = min(grant.left, left)
             grant.left -= take
@@ -280,3 +282,7 @@ class Ledger:
             "rate_limits": {"paid_per_minute": self.limit(account, "paid"),
                             "free_per_minute": self.limit(account, "free")},
         }
+
+
+def _soonest_expiring(grant: Grant) -> float:
+    return math.inf if grant.expires_ms is None else grant.expires_ms
