@@ -162,14 +162,15 @@ class McpApp:
         if fake.mcp_server is None:
             fake.mcp_server = build_server(fake)
         server = fake.mcp_server
-        greeting = _is_initialize(body)
-        if greeting:
-            kept = _INITIALIZED.setdefault(server, {}).get(body)
-            if kept is not None:  # the SDK's own answer to these very bytes (see _INITIALIZED)
+        if _is_initialize(body):
+            # the SDK's own answer to these very bytes, asked with the same Accept (see _INITIALIZED)
+            greeting = (request.headers.get("accept", "").encode("latin-1"), body)
+            kept = _INITIALIZED.setdefault(server, {}).get(greeting)
+            if kept is not None:
                 for message in kept:
                     await send(message)
                 return
-            send = _Keeper(send, server, body)
+            send = _Keeper(send, server, greeting)
         manager = StreamableHTTPSessionManager(app=server._lowlevel_server, json_response=True, stateless=True,
                                                security_settings=TransportSecuritySettings(
                                                    enable_dns_rebinding_protection=False))
@@ -177,11 +178,11 @@ class McpApp:
             await manager.handle_request(scope, receive, send)
 
 
-#: server -> initialize request body -> the ASGI messages the SDK answered it with. A stateless
+#: server -> (Accept, initialize request body) -> the ASGI messages the SDK answered it with. A stateless
 #: session's answer to ``initialize`` depends on the request's bytes alone (the protocol version
 #: asked for, the id), and every client opens with it: running the SDK's session for it cost
 #: 2-3 ms of CPU. Other methods always run the SDK. Bounded per server.
-_INITIALIZED: weakref.WeakKeyDictionary[Any, dict[bytes, list[Message]]] = weakref.WeakKeyDictionary()
+_INITIALIZED: weakref.WeakKeyDictionary[Any, dict[tuple[bytes, bytes], list[Message]]] = weakref.WeakKeyDictionary()
 MAX_KEPT_GREETINGS = 32
 
 
@@ -192,8 +193,8 @@ def _is_initialize(raw: bytes) -> bool:
 class _Keeper:
     """Hands the SDK's messages on and keeps them if the answer was a whole 200."""
 
-    def __init__(self, send: Send, server: Any, body: bytes) -> None:
-        self.send, self.server, self.body = send, server, body
+    def __init__(self, send: Send, server: Any, greeting: tuple[bytes, bytes]) -> None:
+        self.send, self.server, self.greeting = send, server, greeting
         self.messages: list[Message] = []
 
     async def __call__(self, message: Message) -> None:
@@ -204,7 +205,7 @@ class _Keeper:
             kept = _INITIALIZED.setdefault(self.server, {})
             if len(kept) >= MAX_KEPT_GREETINGS:
                 kept.clear()
-            kept[self.body] = list(self.messages)
+            kept[self.greeting] = list(self.messages)
 
 
 MCP_APP = McpApp()
