@@ -100,6 +100,11 @@ class CatalogueOverlay:
         found: bytes = self._view(("json", *key), lambda: dumps(make()))
         return found
 
+    def catalogue_text(self, key: tuple[Any, ...], make: Callable[[], str]) -> str:
+        """A page worked out from the catalogue and the settings alone, kept like the reads themselves."""
+        found: str = self._view(("text", *key), make)
+        return found
+
     def entries_of(self, provider: str) -> list[Entry]:
         """A provider's entries, by id."""
         found: list[Entry] = self._view(("entries", provider), lambda: sorted(

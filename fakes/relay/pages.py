@@ -147,7 +147,8 @@ def render(fake: ServedRelay, path: str) -> Response:
     elif stem == "/workflows":
         text = workflows(fake, markdown)
     elif stem.startswith("/tools/"):
-        text = tools(fake, stem[len("/tools/"):], markdown)
+        provider = stem[len("/tools/"):]
+        text = fake.model.catalogue_text(("tools", provider, markdown), lambda: tools(fake, provider, markdown))
     else:
         raise ServiceError(404, f"no page {path}", code="not_found")
     return Response(text, media_type=("text/markdown" if markdown else "text/plain") + "; charset=utf-8")

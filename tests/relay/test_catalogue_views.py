@@ -18,6 +18,7 @@ def test_kept_reads_follow_every_change_of_the_catalogue() -> None:
     assert missing.status_code == 404
 
     fake.add_provider(provider="zoo")  # listed among the platforms once it has an entry
+    assert "0 endpoints" in client.get("/tools/zoo").text  # the provider's page, kept until the next change
     fake.add_entry(id="zoo.animals.zebrafish", method="GET", path="/v1/zebrafish", summary="zebrafish facts",
                    params={"name": {"type": "string", "required": True}}, cost={"type": "per_call", "value": 10})
     found = client.get("/catalog/search?q=zebrafish").json()
