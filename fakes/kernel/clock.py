@@ -12,6 +12,7 @@ no thread fires transitions: models store instants and compare them with :meth:`
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import time
@@ -213,6 +214,7 @@ def utc_datetime(epoch_ms: int) -> datetime:
     return _EPOCH + timedelta(milliseconds=min(max(int(epoch_ms), MIN_DATETIME_MS), MAX_EPOCH_MS))
 
 
+@functools.lru_cache(maxsize=4096)  # answers repeat the same instants (a virtual clock stands still)
 def iso_ms(epoch_ms: int) -> str:
     """ISO-8601 UTC with a ``Z``, millisecond precision dropped when zero (see :func:`utc_datetime`)."""
     moment = utc_datetime(epoch_ms)
