@@ -21,7 +21,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import check_json_value, json_response
+from fakes.kernel.http import check_json_value, json_response, parse_query
 from fakes.kernel.limits import limit_body, route_cap
 
 from .. import bodies
@@ -160,7 +160,7 @@ def path_int(request: Request, name: str) -> int:
 def query_int(request: Request, name: str, default: int | None, low: int = -(2**31), high: int = 2**31
               ) -> int | None:
     """An integer query parameter from ``low`` to ``high`` (the bounds the document declares), else 422."""
-    raw = request.query_params.get(name)
+    raw = parse_query(request).get(name)  # the kernel's parse, remembered per query string
     if raw is None:
         return default
     if not raw.isascii() or not raw.strip().lstrip("-").isdigit() or len(raw) > 18:
@@ -173,7 +173,7 @@ def query_int(request: Request, name: str, default: int | None, low: int = -(2**
 
 
 def query_text(request: Request, name: str, default: str = "") -> str:
-    return request.query_params.get(name, default)
+    return parse_query(request).get(name, default)
 
 
 def refusal_error(refusal: Refusal) -> ServiceError:

@@ -8,6 +8,7 @@ landing page's sandbox (5466-5537; ``sandbox.py``), and the sample skills.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -221,6 +222,7 @@ def sandbox_skill(member: Membership, base: str) -> dict[str, Any]:
             "install": f"curl -fsSL {base}/install.sh | sh"}
 
 
+@functools.lru_cache(maxsize=64)  # constant skills below a base URL: read only, shared
 def samples(base: str) -> list[dict[str, Any]]:
     return [{"name": name, "label": skill["label"], "key": skill["key"], "prompt": skill["prompt"],
              "files": skill_files(name, base, None)} for name, skill in SAMPLE_SKILLS.items()]
