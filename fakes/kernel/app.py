@@ -245,7 +245,7 @@ class FakeApp:
                                None if live is None else live.answered_by)
         for rule, detail in flagged:
             fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": query,
-                                                   "status": status, "epoch_ms": at_ms, "seq": seq})
+                                                   "status": status, "epoch_ms": at_ms, "seq": seq}, shown=True)
 
     async def _ruled(self, live: LiveRequest, scope: Scope, receive: Receive, send: Send) -> None:
         """A request when fault or stub rules are set: the first fault that matches, else the

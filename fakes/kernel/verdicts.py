@@ -124,16 +124,18 @@ class Verdicts:
         secrets = redactor.secrets(headers, query, body.decode("utf-8", "replace"))
         return [(rule, redactor.detail(detail, secrets)) for rule, detail in flagged]
 
-    def record(self, rule: ClientRule, detail: str, request: dict[str, Any]) -> None:
+    def record(self, rule: ClientRule, detail: str, request: dict[str, Any], *, shown: bool = False) -> None:
         """Count an offence; ``request`` holds the offending request's method, path, query,
-        status, epoch_ms (and its journal seq). Shown redacted, as the journal shows it."""
+        status, epoch_ms (and its journal seq). Shown redacted, as the journal shows it
+        (``shown``: the detail is :meth:`redacted` already)."""
         if rule.id in self.silenced:
             return
         if rule.id not in self.rules:
             self.rules = {**self.rules, rule.id: rule}
         redactor = self.redactor
         if redactor is not None:
-            detail = redactor.detail(detail)
+            if not shown:
+                detail = redactor.detail(detail)
             if request.get("query"):
                 request = {**request, "query": redactor.query(request["query"])}
         offence = {**request, "detail": detail}
