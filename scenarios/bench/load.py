@@ -129,8 +129,8 @@ def run_load(config: LoadConfig, url: str, method: str, headers: dict[str, str],
 def measured_load(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float,
                   pid: int | None, mix: list[MixRequest] | None = None) -> dict[str, Any]:
     """:func:`run_load`, with the serving process's CPU time per request (``server_cpu_us``, user +
-    system, microseconds) when its ``pid`` is ours: unlike req/s it hardly moves when something else
-    shares the machine."""
+    system, microseconds) when its ``pid`` is ours: unlike req/s it leaves out the time the server
+    waited for a core (a virtual machine's slow spells still show in it)."""
     before = proc_cpu_seconds(pid) if pid else None
     result = run_load(config, url, method, headers, duration, mix)
     after = proc_cpu_seconds(pid) if pid else None

@@ -120,7 +120,7 @@ def render_mixed(report: Report) -> list[str]:
         for problem in row["problems"][:5]:
             out.append(f"    unexpected: {problem}")
     out.append("(CPU us: the server's CPU time per request, median of the rounds; its ratio sample / mixed is the "
-               "mix's speed on a fully busy core and moves little with the machine's load)")
+               "mix's speed on a fully busy core, the time the server waited left out)")
     return out
 
 
