@@ -80,6 +80,9 @@ class PersonKey:
 
 
 RELATED_KEPT = 2048
+#: values kept by World.derived: some are whole answers of a few KB (a profile, a week of updates),
+#: and a client chooses their keys, so a world keeps fewer of them than of related-company lists
+DERIVED_KEPT = 128
 
 
 @dataclass
@@ -101,7 +104,7 @@ class World:
     #: (person id, role) -> generated profile: likewise a pure function of the seed and the companies
     _people: dict[tuple[str, str | None], dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
     #: other values computed from the world alone (funding rounds, employees, listing items): kept
-    #: until a company or person is added (bounded: past RELATED_KEPT it starts over); see derived()
+    #: until a company or person is added (bounded: past DERIVED_KEPT it starts over); see derived()
     _derived: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
     #: names the seed and coverage settings for the cache of which domains are known
     _profile: int = field(init=False, repr=False, compare=False)
@@ -145,7 +148,7 @@ class World:
         seed, the settings and the known companies and people only (never on the clock or a caller)."""
         found = self._derived.get(key, _MISSING)
         if found is _MISSING:
-            if len(self._derived) >= RELATED_KEPT:
+            if len(self._derived) >= DERIVED_KEPT:
                 self._derived.clear()
             found = self._derived[key] = build()
         return found  # type: ignore[no-any-return]

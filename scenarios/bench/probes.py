@@ -1,4 +1,4 @@
-"""Two in-process probes behind figures of docs/benchmark.md that no bench part prints.
+"""In-process probes behind figures of docs/benchmark.md that no bench part prints.
 
 ``python -m scenarios.bench.probes grown SERVICE [--calls N]``: the service's realistic mix
 (``Fake.bench_mix``) timed per request through the test client, after its calls (``/call/...``
@@ -7,16 +7,23 @@ requests of the mix) were sent N times more: what a view costs once records have
 ``python -m scenarios.bench.probes collection``: the CPU time of one full pass of the cyclic
 garbage collector with every registered fake built, before and after ``settle_startup_objects``
 (what ``fakes serve`` runs before its first request).
+
+``python -m scenarios.bench.probes counted SERVICE [sample|mix|NAME]``: instructions per request of
+the sample request, the service's mix, or one request of the mix, in process, under callgrind
+(:mod:`.loopcount`; needs valgrind).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import sys
 import time
 
 from fakes import registry
 from fakes.kernel.server import settle_startup_objects
+
+from . import loopcount
 
 REPEATS = 3
 
@@ -70,7 +77,22 @@ def main(argv: list[str] | None = None) -> int:
     grown_probe.add_argument("--calls", type=int, default=1500, help="rounds of the mix's calls first (1500)")
     grown_probe.add_argument("--top", type=int, default=15, help="slowest requests printed (15)")
     probes.add_parser("collection", help="a full garbage collection before and after settling")
+    counted_probe = probes.add_parser("counted", help="instructions per request in process (valgrind)")
+    counted_probe.add_argument("service", choices=registry.service_names())
+    counted_probe.add_argument("which", nargs="?", default="mix",
+                               help="sample, mix (default) or the name of one request of the mix")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["_counted_child"]:  # the loop itself, run under valgrind by the counted probe
+        return loopcount.child(argv[1], argv[2])
     args = parser.parse_args(argv)
+    if args.probe == "counted":
+        try:
+            per_request, requests = loopcount.counted(args.service, args.which)
+        except (RuntimeError, ValueError) as exc:
+            print(f"probes: {exc}", file=sys.stderr)
+            return 2
+        print(f"{args.service} {args.which}: {per_request:,.0f} instructions per request ({requests} requests)")
+        return 0
     if args.probe == "grown":
         if args.calls < 0:
             parser.error("--calls must be 0 or more")

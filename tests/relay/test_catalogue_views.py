@@ -19,6 +19,7 @@ def test_kept_reads_follow_every_change_of_the_catalogue() -> None:
 
     fake.add_provider(provider="zoo")  # listed among the platforms once it has an entry
     assert "0 endpoints" in client.get("/tools/zoo").text  # the provider's page, kept until the next change
+    assert ("text", "tools", "zoo", False) in fake.model._views
     fake.add_entry(id="zoo.animals.zebrafish", method="GET", path="/v1/zebrafish", summary="zebrafish facts",
                    params={"name": {"type": "string", "required": True}}, cost={"type": "per_call", "value": 10})
     found = client.get("/catalog/search?q=zebrafish").json()

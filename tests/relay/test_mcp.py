@@ -111,6 +111,9 @@ def test_a_repeated_initialize_is_answered_as_the_sdk_answered_it(fake: RelayFak
         refused = client.post("/mcp/v2/", json=hello(1, "2025-06-18"), headers={"accept": "application/json"})
     assert first.status_code == again.status_code == other.status_code == 200
     assert again.content == first.content and again.headers == first.headers
+    from fakes.relay.mcp import _INITIALIZED
+    kept = _INITIALIZED[fake.mcp_server]  # what the SDK answered, kept per Accept and body
+    assert len(kept) == 2 and all(accept.startswith(b"application/json") for accept, _ in kept)
     assert first.json()["id"] == 1 and first.json()["result"]["protocolVersion"] == "2025-06-18"
     assert other.json()["id"] == 7 and other.json()["result"]["protocolVersion"] == "2025-03-26"
     assert refused.status_code == 401  # the token is checked before anything kept is sent

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scenarios.bench import probes
+from scenarios.bench.instructions import valgrind_missing
 
 
 def test_grown_times_every_request_of_the_mix_slowest_first(capsys: pytest.CaptureFixture[str]) -> None:
@@ -26,3 +27,26 @@ def test_a_negative_call_count_is_refused(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit) as exited:
         probes.main(["grown", "relay", "--calls", "-1"])
     assert exited.value.code == 2 and "--calls must be 0 or more" in capsys.readouterr().err
+
+
+def test_the_counted_loop_takes_the_sample_the_mix_or_one_request_of_it_by_name() -> None:
+    from scenarios.bench.loopcount import loop_requests
+    from scenarios.bench.report import BENCH_SETTINGS
+    from scenarios.bench.subjects import build_fake
+
+    fake = build_fake("member-export", BENCH_SETTINGS)
+    (sample,) = loop_requests(fake, "sample")
+    assert (sample["method"], sample["path"]) == fake.sample_request()
+    mix = loop_requests(fake, "mix")
+    assert len(mix) >= 3 and loop_requests(fake, mix[0]["name"])[0] == mix[0]
+    with pytest.raises(ValueError, match="no request 'nosuch'"):
+        loop_requests(fake, "nosuch")
+
+
+@pytest.mark.skipif(counting_unavailable := valgrind_missing(), reason=str(counting_unavailable))
+def test_the_counted_probe_counts_instructions_per_request_under_callgrind(capsys: pytest.CaptureFixture[str]
+                                                                          ) -> None:
+    assert probes.main(["counted", "member-export", "sample"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("member-export sample: ") and line.endswith("(600 requests)")
+    assert int(line.split(": ")[1].split()[0].replace(",", "")) > 20_000  # the app alone: tens of thousands

@@ -168,5 +168,6 @@ def test_a_repeated_offence_is_redacted_like_the_first_and_other_credentials_too
     assert not [secret for secret in ["other-token-5e5e5e", "xk-0a0a0a", "qk-777777", *SECRETS] if secret in shown]
     redactor = fake.verdict_log.redactor
     found = redactor.secrets([(b"authorization", b"Bearer abcdefgh")], "", "")
+    assert (((b"authorization", b"Bearer abcdefgh"),), "", "") in redactor._secrets  # remembered
     found.clear()
     assert redactor.secrets([(b"authorization", b"Bearer abcdefgh")], "", "") == ["Bearer abcdefgh", "abcdefgh"]

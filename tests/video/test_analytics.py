@@ -175,12 +175,15 @@ def test_a_kept_analytics_answer_goes_when_a_play_or_a_video_changes() -> None:
         tagged = {**week, "filterBy[tag]": "later"}
         count = "/data/metrics/play/count"
         assert client.get(count, params=week).json()["data"] == 14
-        assert client.get(count, params=week).json()["data"] == 14  # the kept answer, the same figure
+        assert len(fake.model.analytics.answers) == 1  # kept ...
+        assert client.get(count, params=week).json()["data"] == 14  # ... and served: the same figure
+        assert len(fake.model.analytics.answers) == 1
         assert client.get(count, params=tagged).json()["data"] == 0
         with fake.client() as control:
             recorded = control.post("/_fake/plays", json={"plays": [
                 {"mediaId": first, "seconds": 2, "at": "2026-01-12T08:00:00Z", "country": "FR"}]})
             assert recorded.status_code == 201, recorded.text
+        assert fake.model.analytics.answers == {}  # a recorded play forgets every kept answer
         assert client.get(count, params=week).json()["data"] == 15
         series = client.get("/data/timeseries/play", params={**week, "interval": "day"}).json()["data"]
         assert series[-1]["metricValue"] == 1

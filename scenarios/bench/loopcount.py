@@ -1,0 +1,104 @@
+"""Instructions per request of one service's requests in process, counted by valgrind's callgrind.
+
+The requests go to the fake's ASGI app directly (no server, no client): the sample request, the
+service's whole realistic mix (``Fake.bench_mix``, as the mixed part replays it), or one request
+of the mix by its name. After unmeasured rounds (and ``settle_startup_objects``, as ``fakes
+serve`` runs it), counting is switched on for about 600 requests. What docs/benchmark.md gives as
+"in process, instructions per request" comes from here
+(``python -m scenarios.bench.probes counted SERVICE [sample|mix|NAME]``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .inprocess import asgi_scope
+from .instructions import _totals, valgrind_missing
+from .report import BENCH_SETTINGS
+from .servers import mix_requests
+from .subjects import build_fake
+
+COUNTED = 600
+WARMUP = 1_500
+
+
+def loop_requests(fake: Any, which: str) -> list[dict[str, Any]]:
+    """The requests of ``which``: "sample", "mix" or the name of one request of the mix."""
+    if which == "sample":
+        method, path = fake.sample_request()
+        return [{"name": "sample", "method": method, "path": path, "headers": dict(fake.auth_headers()), "body": ""}]
+    mix = mix_requests(fake)
+    chosen = mix if which == "mix" else [request for request in mix if request["name"] == which]
+    if not chosen:
+        names = ", ".join(sorted({request["name"] for request in mix}))
+        raise ValueError(f"no request {which!r} in the mix of {fake.name}; its requests: {names}")
+    return chosen
+
+
+def child(service: str, which: str) -> int:
+    """Run inside valgrind: the loop, counted between a zero and a dump; prints the requests counted."""
+    fake = build_fake(service, BENCH_SETTINGS)
+    try:
+        requests = loop_requests(fake, which)
+    except ValueError as exc:
+        print(f"ERROR {exc}", flush=True)
+        return 2
+
+    async def call(request: dict[str, Any]) -> None:
+        messages = [{"type": "http.request", "body": request["body"].encode("latin-1"), "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            return messages.pop() if messages else {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            pass
+
+        await fake.app(asgi_scope(request["method"], request["path"], request["headers"]), receive, send)
+
+    async def rounds(count: int) -> int:
+        for _ in range(count):
+            for request in requests:
+                await call(request)
+        return count * len(requests)
+
+    async def run() -> int:
+        from fakes.kernel.server import settle_startup_objects
+
+        await rounds(max(1, WARMUP // len(requests)))
+        settle_startup_objects()
+        pid = str(os.getpid())
+        for command in ("--instr=on", "--zero"):
+            subprocess.run(["callgrind_control", command, pid], check=True, capture_output=True, timeout=120)
+        counted = await rounds(max(1, COUNTED // len(requests)))
+        subprocess.run(["callgrind_control", "--dump", pid], check=True, capture_output=True, timeout=300)
+        return counted
+
+    print(f"COUNTED {asyncio.run(run())}", flush=True)
+    return 0
+
+
+def counted(service: str, which: str) -> tuple[float, int]:
+    """(instructions per request, requests counted) of ``which`` for ``service``."""
+    why = valgrind_missing()
+    if why:
+        raise RuntimeError(why)
+    with tempfile.TemporaryDirectory() as out:
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}/callgrind.%p",
+             sys.executable, "-m", "scenarios.bench.probes", "_counted_child", service, which],
+            capture_output=True, text=True, timeout=1800)
+        refused = [line[len("ERROR "):] for line in done.stdout.splitlines() if line.startswith("ERROR ")]
+        if refused:
+            raise ValueError(refused[0])
+        lines = [line for line in done.stdout.splitlines() if line.startswith("COUNTED ")]
+        dumps = sorted(Path(out).glob("callgrind.*.1"))
+        if done.returncode != 0 or not lines or not dumps:
+            raise RuntimeError(f"the counted loop failed: {done.stderr.strip().splitlines()[-1:]}")
+        requests = int(lines[-1].split()[1])
+        return _totals(dumps[0]) / requests, requests
