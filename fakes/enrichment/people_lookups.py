@@ -152,22 +152,30 @@ class PeopleLookups(LookupBase):
     def op_employee_search(self, call: Call, p: dict[str, Any], base: str, real: bool, *_: Any) -> Answer:
         domain = self._domain(call, p["company_website"], "company_website")
         self._company(call, domain)
-        people = self.world.employees(domain, str(p["role"]))
-        if p.get("country"):
-            people = [(k, t) for k, t in people if self.world.person(k, t)["country"] == p["country"].upper()]
-        key = f"employee_search|{domain}|{' '.join(str(p['role']).lower().split())}|{p.get('country', '')}"
+        role, country = str(p["role"]), p.get("country") or ""
+        # the people and their rendered entries depend on the world alone: kept until it changes
+        count, employees = self.world.derived(("employee-search", domain, role, country, base, real),
+                                              lambda: self._employee_search(domain, role, country, base, real))
+        key = f"employee_search|{domain}|{' '.join(role.lower().split())}|{country}"
         version = self.world.version(domain)
         cached = self._cached(call, p, key, version)
         if cached is None:
             self._live(call, key)
-        self._bill(call, key, version, cached, self._cost("employee_search") + 10 * len(people))
+        self._bill(call, key, version, cached, self._cost("employee_search") + 10 * count)
+        return self._answer({"employees": employees})
+
+    def _employee_search(self, domain: str, role: str, country: str, base: str,
+                         real: bool) -> tuple[int, list[dict[str, str]]]:
+        people = self.world.employees(domain, role)
+        if country:
+            people = [(k, t) for k, t in people if self.world.person(k, t)["country"] == country.upper()]
         paths = self._paths(base, real)
-        return self._answer({"employees": [
+        return len(people), [
             {"first_name": k.first, "last_name": k.last, "role": title, "company_website": f"https://www.{domain}",
              "company_details": f"{paths['details']}?website={quote(domain)}",
              "person_profile": f"{paths['profile']}?id={k.id}",
              "work_email": f"{paths['work_email']}?first_name={quote(k.first)}&last_name={quote(k.last)}"
-                           f"&domain={quote(domain)}"} for k, title in people]})
+                           f"&domain={quote(domain)}"} for k, title in people]
 
     # -- free operations -----------------------------------------------------------------------
     def op_disposable_email(self, call: Call, p: dict[str, Any], *_: Any) -> Answer:

@@ -49,6 +49,8 @@ class BenchOperation:
 #: what a wrong key looks like: the end of each credential replaced (the scheme, a prefix, kept)
 WRONG_KEY_TAIL = "bench0wrong0key0"
 UNKNOWN_ID = "bench-unknown-0000"
+#: what a parameter that takes a choice or a format is given instead (the bad parameter)
+BAD_WORD = "bench0bad0value"
 #: of every ten requests of a mix, about this many are client errors (bad key, unknown id, bad parameter)
 MIX_ERRORS_PER_TEN = 3
 CLIENT_ERRORS = tuple(range(400, 500))
@@ -89,6 +91,7 @@ def mix_from_operations(operations: list[BenchOperation], auth: Mapping[str, str
                                          headers=op.headers, expect=CLIENT_ERRORS))
     if probe is not None:
         errors = [op for op in errors if probe(op) // 100 == 4]
+    errors += _query_kinds_missing(reads, errors, probe)
     if not good:
         return errors
     wanted = max(1, len(good) * MIX_ERRORS_PER_TEN // (10 - MIX_ERRORS_PER_TEN))
@@ -132,6 +135,49 @@ def _unknown_id(op: BenchOperation) -> str | None:
             segments[index] = UNKNOWN_ID
             return "/".join(segments) + (f"?{query}" if query else "")
     return None
+
+
+def _query_kinds_missing(reads: list[BenchOperation], errors: list[BenchOperation],
+                         probe: Callable[[BenchOperation], int] | None) -> list[BenchOperation]:
+    """An unknown id or a bad parameter in the query, for a service that names its resources
+    there (``?website=...``) or has no integer parameter: per kind the mix lacks, each read's
+    parameters tried in turn, the first that answers 4xx kept (an unknown id: 404, not found)."""
+    found: list[BenchOperation] = []
+    for kind, variants, answers in (("unknown id", _unknown_in_query, (404,)),
+                                    ("bad parameter", _word_in_query, CLIENT_ERRORS)):
+        if any(op.name.endswith(f"({kind})") for op in errors):
+            continue
+        for op in reads:
+            for path in variants(op.path):
+                candidate = BenchOperation(f"{op.name} ({kind})", op.method, path, template=op.template,
+                                           headers=op.headers, expect=CLIENT_ERRORS)
+                if probe is None or probe(candidate) in answers:
+                    found.append(candidate)
+                    break
+    return found
+
+
+def _query_variants(path_and_query: str, value_of: Callable[[str], str | None]) -> list[str]:
+    """The request once per query parameter that ``value_of`` gives another value."""
+    path, _, query = path_and_query.partition("?")
+    pairs = [pair.partition("=") for pair in query.split("&")] if query else []
+    variants = []
+    for index, (name, sep, value) in enumerate(pairs):
+        other = value_of(value) if sep else None
+        if other is not None:
+            changed = [*pairs[:index], (name, sep, other), *pairs[index + 1:]]
+            variants.append(path + "?" + "&".join(n + s + v for n, s, v in changed))
+    return variants
+
+
+def _unknown_in_query(path_and_query: str) -> list[str]:
+    # the value's dotted ending kept: an unknown domain is still a domain
+    return _query_variants(path_and_query, lambda value: UNKNOWN_ID + ("." + value.rsplit(".", 1)[1]
+                                                                       if "." in value else ""))
+
+
+def _word_in_query(path_and_query: str) -> list[str]:
+    return _query_variants(path_and_query, lambda value: None if value.isdigit() else BAD_WORD)
 
 
 def _bad_parameter(path_and_query: str) -> str | None:

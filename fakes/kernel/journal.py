@@ -158,8 +158,9 @@ class Journal:
                 table[request] = request
         cost = ENTRY_COST + len(path) + len(query)
         if warnings:
-            warnings = tuple(w if len(w) <= MAX_KEPT_TEXT else Cut.of(w) for w in warnings)
-            cost += sum(len(w) for w in warnings)
+            if max(map(len, warnings)) > MAX_KEPT_TEXT:
+                warnings = tuple(w if len(w) <= MAX_KEPT_TEXT else Cut.of(w) for w in warnings)
+            cost += sum(map(len, warnings))
         kept = None
         if exchange is not None and exchange.details:
             kept = self._settled.settle(exchange, method == "HEAD")  # type: ignore[union-attr]

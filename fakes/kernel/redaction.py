@@ -66,7 +66,7 @@ class Redactor:
         self.fields = frozenset({*SECRET_FIELDS, *fields})
         self.form_fields = self.fields | set(form_fields)
         self._known: dict[tuple[str, bool], bool] = {}  # (name, header?) -> secret, for names seen lately
-        self._secrets: dict[tuple[Any, ...], list[str]] = {}  # (headers, query, body) -> secrets(), lately
+        self._secrets: dict[tuple[Any, ...], tuple[str, ...]] = {}  # (headers, query, body) -> secrets(), lately
         self._details: dict[tuple[Any, ...], str] = {}  # (text, secrets) -> detail(), lately
         # a JSON string value (possibly cut off by the body limit)
         self._json = re.compile(r'("(?:' + _alternatives(self.fields) + r')"\s*:\s*)"((?:[^"\\]|\\.)*)"?')
@@ -134,7 +134,7 @@ class Redactor:
         return found.group(0)
 
     # -- verdicts ------------------------------------------------------------------------------
-    def secrets(self, headers: Iterable[tuple[bytes, bytes]], query: str = "", body: str = "") -> list[str]:
+    def secrets(self, headers: Iterable[tuple[bytes, bytes]], query: str = "", body: str = "") -> tuple[str, ...]:
         """The credentials one request carried (secret header values, their tokens and cookie
         values, secret query, form and JSON values), longest first: what :meth:`detail` hides."""
         pairs = tuple(headers)
@@ -146,9 +146,9 @@ class Redactor:
             if len(self._secrets) >= MAX_REMEMBERED_REQUESTS:
                 self._secrets.clear()
             found = self._secrets[key] = self._find_secrets(pairs, query, body)
-        return list(found)
+        return found
 
-    def _find_secrets(self, headers: Iterable[tuple[bytes, bytes]], query: str, body: str) -> list[str]:
+    def _find_secrets(self, headers: Iterable[tuple[bytes, bytes]], query: str, body: str) -> tuple[str, ...]:
         found: set[str] = set()
         for raw_name, raw_value in headers:
             name = raw_name.decode("latin-1").lower()
@@ -166,7 +166,7 @@ class Redactor:
                         found.add(value)
             if text is body and '"' in text:
                 found.update(match.group(2) for match in self._json.finditer(text))
-        return sorted((value for value in found if len(value) >= MIN_SECRET_LENGTH), key=len, reverse=True)
+        return tuple(sorted((value for value in found if len(value) >= MIN_SECRET_LENGTH), key=len, reverse=True))
 
     def detail(self, text: str, secrets: Iterable[str] = ()) -> str:
         """A free text about a request (a verdict's detail): each of its ``secrets`` and every

@@ -133,12 +133,12 @@ class Verdicts:
         if rule.id not in self.rules:
             self.rules = {**self.rules, rule.id: rule}
         redactor = self.redactor
+        offence = {**request, "detail": detail}  # a copy: the caller's dict stays as it was
         if redactor is not None:
             if not shown:
-                detail = redactor.detail(detail)
-            if request.get("query"):
-                request = {**request, "query": redactor.query(request["query"])}
-        offence = {**request, "detail": detail}
+                offence["detail"] = redactor.detail(detail)
+            if offence.get("query"):
+                offence["query"] = redactor.query(offence["query"])
         seen = self._counts.get(rule.id)
         if seen is None:
             self._counts[rule.id] = {**rule.to_dict(), "count": 1, "first": offence, "last": offence}

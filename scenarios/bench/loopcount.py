@@ -41,7 +41,7 @@ def loop_requests(fake: Any, which: str) -> list[dict[str, Any]]:
     return chosen
 
 
-def child(service: str, which: str) -> int:
+def child(service: str, which: str, requests_counted: int = COUNTED, warmup: int = WARMUP) -> int:
     """Run inside valgrind: the loop, counted between a zero and a dump; prints the requests counted."""
     fake = build_fake(service, BENCH_SETTINGS)
     try:
@@ -70,12 +70,12 @@ def child(service: str, which: str) -> int:
     async def run() -> int:
         from fakes.kernel.server import settle_startup_objects
 
-        await rounds(max(1, WARMUP // len(requests)))
+        await rounds(max(1, warmup // len(requests)))
         settle_startup_objects()
         pid = str(os.getpid())
         for command in ("--instr=on", "--zero"):
             subprocess.run(["callgrind_control", command, pid], check=True, capture_output=True, timeout=120)
-        counted = await rounds(max(1, COUNTED // len(requests)))
+        counted = await rounds(max(1, requests_counted // len(requests)))
         subprocess.run(["callgrind_control", "--dump", pid], check=True, capture_output=True, timeout=300)
         return counted
 
@@ -83,15 +83,17 @@ def child(service: str, which: str) -> int:
     return 0
 
 
-def counted(service: str, which: str) -> tuple[float, int]:
-    """(instructions per request, requests counted) of ``which`` for ``service``."""
+def counted(service: str, which: str, requests: int = COUNTED, warmup: int = WARMUP) -> tuple[float, int]:
+    """(instructions per request, requests counted) of ``which`` for ``service``: about
+    ``requests`` counted after about ``warmup`` (whole rounds of the requests of ``which``)."""
     why = valgrind_missing()
     if why:
         raise RuntimeError(why)
     with tempfile.TemporaryDirectory() as out:
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}/callgrind.%p",
-             sys.executable, "-m", "scenarios.bench.probes", "_counted_child", service, which],
+             sys.executable, "-m", "scenarios.bench.probes", "_counted_child", service, which, str(requests),
+             str(warmup)],
             capture_output=True, text=True, timeout=1800)
         refused = [line[len("ERROR "):] for line in done.stdout.splitlines() if line.startswith("ERROR ")]
         if refused:
@@ -100,5 +102,5 @@ def counted(service: str, which: str) -> tuple[float, int]:
         dumps = sorted(Path(out).glob("callgrind.*.1"))
         if done.returncode != 0 or not lines or not dumps:
             raise RuntimeError(f"the counted loop failed: {done.stderr.strip().splitlines()[-1:]}")
-        requests = int(lines[-1].split()[1])
-        return _totals(dumps[0]) / requests, requests
+        sent = int(lines[-1].split()[1])
+        return _totals(dumps[0]) / sent, sent

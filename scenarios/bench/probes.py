@@ -81,13 +81,19 @@ def main(argv: list[str] | None = None) -> int:
     counted_probe.add_argument("service", choices=registry.service_names())
     counted_probe.add_argument("which", nargs="?", default="mix",
                                help="sample, mix (default) or the name of one request of the mix")
+    counted_probe.add_argument("--requests", type=int, default=loopcount.COUNTED,
+                               help=f"requests counted, about ({loopcount.COUNTED})")
+    counted_probe.add_argument("--warmup", type=int, default=loopcount.WARMUP,
+                               help=f"requests sent before counting, about ({loopcount.WARMUP})")
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["_counted_child"]:  # the loop itself, run under valgrind by the counted probe
-        return loopcount.child(argv[1], argv[2])
+        return loopcount.child(argv[1], argv[2], int(argv[3]), int(argv[4]))
     args = parser.parse_args(argv)
     if args.probe == "counted":
+        if args.requests < 1 or args.warmup < 0:
+            parser.error("--requests must be 1 or more and --warmup 0 or more")
         try:
-            per_request, requests = loopcount.counted(args.service, args.which)
+            per_request, requests = loopcount.counted(args.service, args.which, args.requests, args.warmup)
         except (RuntimeError, ValueError) as exc:
             print(f"probes: {exc}", file=sys.stderr)
             return 2

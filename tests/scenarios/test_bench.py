@@ -128,6 +128,33 @@ def test_a_mix_holds_reads_the_sample_and_each_kind_of_client_error() -> None:
     assert any("page=many" in op.path for op in errors)
 
 
+def test_a_service_that_names_its_resources_in_the_query_gets_each_kind_of_client_error_there() -> None:
+    from fakes.kernel.benchops import BAD_WORD, UNKNOWN_ID, BenchOperation, mix_from_operations
+
+    known = {"stripe.com", "never"}
+
+    def probe(op: BenchOperation) -> int:  # a service answering 404 for an unknown site, 400 for a bad choice
+        values = [pair.partition("=")[2] for pair in op.path.partition("?")[2].split("&")]
+        if not op.auth:
+            return 401
+        if f"{UNKNOWN_ID}.com" in values:
+            return 404
+        return 200 if all(value in known for value in values) else 400
+
+    operations = [BenchOperation(f"read{n}", "GET", f"/v1/thing{n}?website=stripe.com&use_cache=never")
+                  for n in range(10)]
+    mix = mix_from_operations(operations, {"Authorization": "Bearer secret-key-1234"}, None, probe)
+    errors = {op.name.rsplit("(", 1)[1].rstrip(")"): op for op in mix if "(" in op.name}
+    assert set(errors) == {"wrong key", "unknown id", "bad parameter"}
+    assert f"website={UNKNOWN_ID}.com&use_cache=never" in errors["unknown id"].path  # the domain stays a domain
+    assert f"website={BAD_WORD}" in errors["bad parameter"].path
+    # a service with no unknown ids (it answers any site): no unknown id, and no 4xx passed off as one
+    everything = mix_from_operations(operations, {"Authorization": "Bearer secret-key-1234"}, None,
+                                     lambda op: 401 if not op.auth else 200 if BAD_WORD not in op.path else 400)
+    assert {op.name.rsplit("(", 1)[1].rstrip(")") for op in everything if "(" in op.name} == {
+        "wrong key", "bad parameter"}
+
+
 def test_the_wrk_script_replays_the_mix_with_any_byte_escaped() -> None:
     from scenarios.bench.load import MixRequest, wrk_mix_script
 
