@@ -21,10 +21,8 @@ from .redaction import Redactor
 
 #: longest body kept per request and per answer unless the fake says otherwise
 DEFAULT_BODY_BYTES = 16 * 1024
-#: what the journal counts for an entry itself, beyond its path, query, warnings, headers and
-#: bodies, and for each header of an answer (the fake's own, short)
+#: what the journal counts for an entry itself, beyond its path, query, warnings, headers and bodies
 ENTRY_COST = 200
-RESPONSE_HEADER_COST = 64
 #: between the names and values of a settled header list (HTTP allows no NUL in either)
 HEADER_SEPARATOR = b"\0"
 
@@ -158,7 +156,7 @@ class Settled:
     reused when equal: no new memory per request for what did not change."""
 
     __slots__ = ("body_bytes", "request_body", "request_headers", "request_joined", "response_body",
-                 "response_headers", "response_tuple")
+                 "response_headers", "response_joined")
 
     def __init__(self, body_bytes: int) -> None:
         self.body_bytes = body_bytes
@@ -168,18 +166,20 @@ class Settled:
         self.request_headers: list[tuple[bytes, bytes]] = []
         self.request_joined = b""
         self.response_headers: list[tuple[bytes, bytes]] = []
-        self.response_tuple: tuple[tuple[bytes, bytes], ...] = ()
+        self.response_joined = b""
         self.request_body = b""
         self.response_body = b""
 
     def settle(self, exchange: Exchange, head: bool = False) -> Kept:
         """What the journal keeps of ``exchange``: a plain tuple of bytes and integers (see :data:`Kept`).
 
-        The request's header list becomes one bytes object (name NUL value NUL ...): one object
-        instead of a list of pairs, its size exact (a client may send megabytes of headers); the
-        answer's (the fake's own, few and short) a tuple of its pairs. Tuples holding only bytes,
-        integers and such tuples are ones the garbage collector stops tracking, so a full journal
-        adds nothing to every collection. The request's callables (they hold the server's whole
+        Each header list becomes one bytes object (name NUL value NUL ...): one object instead of
+        a list of pairs, its size exact (a client may send megabytes of headers). An answer whose
+        headers change with each call (a call id, a remaining count) would otherwise leave a tuple
+        of new pairs per request, freed a ring later from memory long out of the processor's
+        caches; one object is one such miss, not fifteen. A tuple holding only bytes and integers
+        is one the garbage collector stops tracking, so a full journal adds nothing to every
+        collection. The request's callables (they hold the server's whole
         request cycle) are let go with the exchange. ``head``: the client got no body (a HEAD request)."""
         headers = exchange._scope["headers"]
         if headers == self.request_headers:
@@ -189,9 +189,9 @@ class Settled:
             self.request_headers = list(headers)
         answer_headers = exchange.response_headers
         if answer_headers == self.response_headers:
-            response_headers = self.response_tuple
+            response_headers = self.response_joined
         else:
-            response_headers = self.response_tuple = tuple(answer_headers)  # the fake's own: few and short
+            response_headers = self.response_joined = HEADER_SEPARATOR.join(chain.from_iterable(answer_headers))
             self.response_headers = list(answer_headers)
         request_body = exchange.request_body
         if len(request_body) > self.body_bytes:
@@ -202,8 +202,7 @@ class Settled:
             response_body, response_length = exchange.response_body, exchange.response_length
             if len(response_body) > self.body_bytes:
                 response_body = self.response_body = self._cut(response_body, self.response_body)
-        cost = (len(request_headers) + RESPONSE_HEADER_COST * len(response_headers) + len(request_body)
-                + len(response_body))
+        cost = len(request_headers) + len(response_headers) + len(request_body) + len(response_body)
         return (request_headers, request_body, exchange.request_length, response_headers, response_body,
                 response_length, cost)
 
@@ -216,7 +215,7 @@ class Settled:
 
 #: a kept exchange: (request headers, request body, its length, answer headers, answer body, its
 #: length, cost); headers as settled by :meth:`Exchange.settle`, bodies cut to the journal's limit
-Kept = tuple[bytes, bytes, int, tuple[tuple[bytes, bytes], ...], bytes, int, int]
+Kept = tuple[bytes, bytes, int, bytes, bytes, int, int]
 REQUEST_HEADERS: Final = 0
 REQUEST_BODY: Final = 1
 REQUEST_LENGTH: Final = 2
@@ -244,7 +243,7 @@ def describe(kept: Kept, redactor: Redactor | None) -> dict[str, Any]:
     declared = _joined(pairs, b"content-length")
     if declared is not None and declared.isdigit() and (len(declared) > 18 or int(declared) > kept[REQUEST_LENGTH]):
         request["body_unread"] = True  # answered before the route read it (a 401, a 413 ...)
-    response = {"headers": headers_dict(kept[RESPONSE_HEADERS], redactor),
+    response = {"headers": headers_dict(header_pairs(kept[RESPONSE_HEADERS]), redactor),
                 **body_fields(kept[RESPONSE_BODY], kept[RESPONSE_LENGTH], redactor)}
     return {"request": request, "response": response}
 
