@@ -208,9 +208,23 @@ class Settled:
 
     def _cut(self, body: bytes, last: bytes) -> bytes:
         """``body`` cut to ``body_bytes``: the last cut again when it begins with it (no copy)."""
-        if last and len(last) == self.body_bytes and body.startswith(last):
-            return last
-        return body[:self.body_bytes]
+        global _LAST_CUT
+        source, limit, cut = _LAST_CUT
+        if body is source and limit == self.body_bytes:
+            return cut  # a kept answer sent again: not even a comparison of its first bytes
+        limit = self.body_bytes
+        cut = last if last and len(last) == limit and body.startswith(last) else body[:limit]
+        if body.__class__ is bytes and len(body) <= MAX_REMEMBERED_BODY:  # immutable, and not huge
+            _LAST_CUT = (body, self.body_bytes, cut)
+        return cut
+
+
+#: the last body cut in this process, its limit and its cut: a fake that sends the same kept answer
+#: again (a cached page) finds its cut by identity, without reading its first ``body_bytes`` again
+#: (a comparison of 16 KiB that reached memory on every request). One for the whole process, so it
+#: holds one body of at most MAX_REMEMBERED_BODY more, whatever the number of journals.
+MAX_REMEMBERED_BODY = 1024 * 1024
+_LAST_CUT: tuple[bytes, int, bytes] = (b"", -1, b"")
 
 
 #: a kept exchange: (request headers, request body, its length, answer headers, answer body, its

@@ -81,6 +81,10 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
     parser.add_argument("--instr-warmup", type=int, default=1_200,
                         help="uncounted requests before the count in the instructions part (default 1,200: past "
                              "the journal's 1,000 entries)")
+    parser.add_argument("--instr-caches", action="store_true",
+                        help="the instructions part also simulates the caches (32 KiB first level, a 512 KiB last "
+                             "level: about one core's L2) and reports the misses of that level per request "
+                             "(slower, about 1.5 x)")
     parser.add_argument("--density-worlds", type=int, default=None,
                         help="touched worlds per service one `fakes serve` holds in the density part (default "
                              "10,000; 100 with --quick)")
@@ -142,6 +146,7 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         fleet_worlds=pick(args.fleet_worlds, 300, 30), density_worlds=max(1, pick(args.density_worlds, 10_000, 100)),
         mix_connections=max(1, args.mix_connections),
         instr_requests=max(1, pick(args.instr_requests, 300, 50)), instr_warmup=max(0, args.instr_warmup),
+        instr_caches=args.instr_caches,
     )
     return options, args.json_path
 
@@ -159,7 +164,7 @@ def run(options: Options) -> Report:
         "op_repeats": options.op_repeats, "fleet_replicas": options.fleet_replicas,
         "against": options.against, "density_worlds": options.density_worlds,
         "mix_connections": options.mix_connections, "instr_requests": options.instr_requests,
-        "instr_warmup": options.instr_warmup,
+        "instr_warmup": options.instr_warmup, "instr_caches": options.instr_caches,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
     if options.parts & {"http", "peers"}:

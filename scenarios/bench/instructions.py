@@ -9,6 +9,13 @@ switched on for ``--instr-requests`` requests and the total is divided by them. 
 whole work is counted - uvicorn, httptools, uvloop, the app, the journal - and nothing of the
 client's. bare / fake is the speed ratio a core fully busy with either would give at equal
 instructions per cycle.
+
+Instructions per cycle are not equal, though: a request whose work touches memory that has left
+the processor's caches (an entry the journal kept a ring ago, a large model's tables) waits for
+it. With ``--instr-caches`` callgrind also simulates the caches - first levels of 32 KiB and a
+last level of :data:`SIMULATED_LAST_LEVEL` (about one core's L2: what a neighbour on the host
+does not evict) - and the part reports that level's misses per request (instruction reads, data
+reads and writes), the figure that explains a req/s ratio below the instruction ratio.
 """
 
 from __future__ import annotations
@@ -23,6 +30,13 @@ from typing import Any
 from .report import TARGET_HTTP_RATIO, TARGET_LEAN_RATIO, Options, Report
 from .servers import FRAMEWORK_HEADERS, Server
 from .subjects import service_targets
+
+#: the simulated last cache level of ``--instr-caches`` (bytes, ways, line): about one core's L2
+SIMULATED_LAST_LEVEL = (512 * 1024, 8, 64)
+CACHE_OPTIONS = ("--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64",
+                 "--LL={},{},{}".format(*SIMULATED_LAST_LEVEL))
+#: callgrind's events for misses of the last level: instruction reads, data reads, data writes
+LAST_LEVEL_MISSES = ("ILmr", "DLmr", "DLmw")
 
 
 def valgrind_missing() -> str | None:
@@ -50,6 +64,10 @@ def bench_instructions(options: Options, report: Report) -> None:
             report.instructions.append(row)
             print(f"  {row['service']}: bare {row['bare']:,.0f}, fake {row['fake']:,.0f}, "
                   f"jb0 {row['lean']:,.0f} instructions per request", file=sys.stderr)
+            if "misses" in row:
+                misses = row["misses"]
+                print(f"  {row['service']}: bare {misses['bare']:,.0f}, fake {misses['fake']:,.0f}, "
+                      f"jb0 {misses['lean']:,.0f} simulated L2 misses per request", file=sys.stderr)
             for label, key, limit in (("fake", "ratio", TARGET_HTTP_RATIO),
                                       ("--journal-bytes 0", "lean_ratio", TARGET_LEAN_RATIO)):
                 report.target(f"instructions {row['service']}: bare / {label}", row[key], limit,
@@ -80,19 +98,29 @@ def _instructions_row(target: str, options: Options, folder: Path) -> dict[str, 
     row: dict[str, Any] = {"service": info["service"],
                            "request": f"{info['method']} {info['path']}", "response_bytes": len(check.content),
                            "counted_requests": options.instr_requests, "warmup_requests": options.instr_warmup}
+    misses = {}
     for name, spec in specs.items():
-        row[name] = _count(spec, folder / name, info, options.instr_warmup, options.instr_requests)
+        counts = _count(spec, folder / name, info, options.instr_warmup, options.instr_requests,
+                        options.instr_caches)
+        row[name] = counts["Ir"]
+        if options.instr_caches:
+            misses[name] = sum(counts[event] for event in LAST_LEVEL_MISSES)
+    if misses:
+        row["misses"] = misses
     row["ratio"] = row["bare"] / row["fake"]
     row["lean_ratio"] = row["bare"] / row["lean"]
     return row
 
 
-def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], warmup: int, requests: int) -> float:
-    """Instructions per request of one server: served under callgrind, counted between a zero and a dump."""
+def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], warmup: int, requests: int,
+           caches: bool = False) -> dict[str, float]:
+    """Events per request of one server (``Ir``: instructions; with ``caches`` the simulated
+    caches' misses too): served under callgrind, counted between a zero and a dump."""
     import httpx
 
     out.mkdir()
-    wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}/callgrind.%p"]
+    wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no", *(CACHE_OPTIONS if caches else ()),
+               f"--callgrind-out-file={out}/callgrind.%p"]
     with Server(spec, timeout=900, wrapper=wrapper) as server, httpx.Client(timeout=600) as client:
         url = server.url + info["path"]
 
@@ -111,15 +139,24 @@ def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], warmup: int, r
         dump = out / f"callgrind.{pid}.1"  # the first dump asked for; callgrind.<pid> is the one at exit
         if not dump.exists():
             raise RuntimeError(f"callgrind wrote no dump ({server.stderr_tail()})")
-        return _totals(dump) / requests
+        return {event: total / requests for event, total in _events(dump).items()}
+
+
+def _events(dump: Path) -> dict[str, int]:
+    """The totals of a callgrind dump by event (``Ir``, and the caches' misses when simulated)."""
+    names = ["Ir"]
+    with dump.open() as handle:
+        for line in handle:
+            if line.startswith("events:"):
+                names = line.split()[1:]
+            elif line.startswith(("totals:", "summary:")):
+                return dict(zip(names, (int(value) for value in line.split()[1:]), strict=False))
+    raise RuntimeError(f"no totals line in {dump.name}")
 
 
 def _totals(dump: Path) -> int:
-    with dump.open() as handle:
-        for line in handle:
-            if line.startswith(("totals:", "summary:")):
-                return int(line.split()[1])
-    raise RuntimeError(f"no totals line in {dump.name}")
+    """The instructions of a callgrind dump."""
+    return _events(dump)["Ir"]
 
 
 def render_instructions(report: Report) -> list[str]:
@@ -136,4 +173,17 @@ def render_instructions(report: Report) -> list[str]:
                    f"{row['fake']:>9,.0f} {row['ratio']:>9.2f} | {row['lean']:>9,.0f} {row['lean_ratio']:>8.2f}")
     out.append("(bare/fake: the speed ratio a busy core would give at equal instructions per cycle; it does not "
                "move with the machine's load, as req/s does)")
+    with_misses = [row for row in report.instructions if "misses" in row]
+    if with_misses:
+        size = SIMULATED_LAST_LEVEL[0] // 1024
+        out += ["", f"Simulated cache misses per served request (--instr-caches: a {size} KiB last level, about "
+                    f"one core's L2; instruction reads + data reads + data writes that missed it)",
+                f"{'service':<21} {'bare':>9} {'fake':>9} {'fake-bare':>9} | {'jb0':>9} {'jb0-bare':>8}"]
+        for row in with_misses:
+            misses = row["misses"]
+            out.append(f"{row['service']:<21} {misses['bare']:>9,.0f} {misses['fake']:>9,.0f} "
+                       f"{misses['fake'] - misses['bare']:>+9,.0f} | {misses['lean']:>9,.0f} "
+                       f"{misses['lean'] - misses['bare']:>+8,.0f}")
+        out.append("(each miss waits for the next level or for memory: tens to hundreds of nanoseconds where the "
+                   "host's other work has evicted it, which the instruction count does not show)")
     return out

@@ -233,6 +233,10 @@ def test_the_instructions_part_reads_callgrind_totals_and_skips_without_valgrind
     dump = tmp_path / "callgrind.1.1"
     dump.write_text("version: 1\ncmd: python\nevents: Ir\nsummary: 12345\ntotals: 12345\n")
     assert instructions._totals(dump) == 12345
+    simulated = tmp_path / "callgrind.2.1"  # with --instr-caches: the caches' events beside Ir
+    simulated.write_text("events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nsummary: 9000 10 10 5 5 5 30 20 10\n")
+    assert instructions._events(simulated) == {"Ir": 9000, "Dr": 10, "Dw": 10, "I1mr": 5, "D1mr": 5, "D1mw": 5,
+                                               "ILmr": 30, "DLmr": 20, "DLmw": 10}
     monkeypatch.setattr(instructions.shutil, "which", lambda tool: None)
     assert "valgrind" in (instructions.valgrind_missing() or "")
     out = tmp_path / "bench.json"
@@ -242,13 +246,33 @@ def test_the_instructions_part_reads_callgrind_totals_and_skips_without_valgrind
     assert [s["part"] for s in figures["skipped"]] == ["instructions"]
 
 
+def test_the_instructions_table_shows_the_simulated_misses_when_they_were_counted() -> None:
+    from scenarios.bench.instructions import render_instructions
+    from scenarios.bench.report import Report
+
+    row = {"service": "relay", "request": "GET /call/x", "response_bytes": 123, "counted_requests": 300,
+           "warmup_requests": 1200, "bare": 232_000.0, "fake": 262_000.0, "lean": 245_000.0,
+           "ratio": 232 / 262, "lean_ratio": 232 / 245}
+    report = Report(machine={}, config={}, instructions=[dict(row)])
+    assert not any("Simulated" in line for line in render_instructions(report))
+    report.instructions[0]["misses"] = {"bare": 316.0, "fake": 453.0, "lean": 432.0}
+    lines = render_instructions(report)
+    assert any(line.startswith("Simulated cache misses per served request") for line in lines)
+    (misses,) = [line for line in lines if line.startswith("relay") and "+" in line]
+    assert misses.split() == ["relay", "316", "453", "+137", "|", "432", "+116"]
+
+
 @pytest.mark.skipif(instructions_unavailable := bench_valgrind_missing(), reason=str(instructions_unavailable))
 def test_the_instructions_part_counts_each_server_under_callgrind(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     assert bench.main(["--parts", "instructions", "--only", "member-export", "--no-kernel", "--instr-requests", "3",
-                       "--instr-warmup", "10", "--json", str(out)]) == 0
+                       "--instr-warmup", "10", "--instr-caches", "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())["instructions"]
     # the whole served request: uvicorn, httptools and the app, some 100,000 instructions or more
     assert row["bare"] > 50_000 and row["fake"] > 50_000 and row["lean"] > 50_000
     assert row["ratio"] == pytest.approx(row["bare"] / row["fake"])
     assert row["counted_requests"] == 3 and row["warmup_requests"] == 10
+    # the simulated L2's misses: some per request (a served request touches more than 512 KiB of code
+    # and data over a few requests), far fewer than its instructions
+    assert set(row["misses"]) == {"bare", "fake", "lean"}
+    assert all(0 < misses < row["bare"] / 20 for misses in row["misses"].values())

@@ -199,3 +199,21 @@ def test_what_repeats_byte_for_byte_is_kept_once_and_a_change_is_kept_as_sent() 
     assert [e["request"]["headers"]["x-trace"] for e in entries] == ["a", "a", "a", "b"]
     assert all(e["request"]["body_truncated"] and e["request"]["body_length"] == 311 for e in entries)
     assert entries[0]["request"]["body"] == '{"text":"' + "n" * 55
+
+
+def test_a_kept_answer_sent_again_is_cut_once_for_every_journal() -> None:
+    """A cached page sent again (the same bytes object) finds its cut by identity, in any journal:
+    the cut is the very object made the first time, and another body is still cut by its own bytes."""
+    from fakes.kernel import exchange
+
+    page = bytes(range(256)) * 200  # 51,200 bytes, as a cached filings page
+    first, second = exchange.Settled(16 * 1024), exchange.Settled(16 * 1024)
+    cut = first._cut(page, b"")
+    assert cut == page[:16 * 1024]
+    assert second._cut(page, b"") is cut and first._cut(page, cut) is cut  # no new cut, no comparison
+    other = bytes(reversed(page))
+    assert second._cut(other, cut) == other[:16 * 1024]
+    assert exchange.Settled(1024)._cut(other, b"") == other[:1024]  # another limit: its own cut
+    huge = b"x" * (exchange.MAX_REMEMBERED_BODY + 1)
+    assert first._cut(huge, b"") == huge[:16 * 1024]
+    assert exchange._LAST_CUT[0] is not huge  # a body past the bound is not held by the process
