@@ -110,11 +110,15 @@ class CompanyLookups(LookupBase):
             call.headers[self.settings.cache_age_header] = "0"
             return self._funding(website, [], max(base, self.billing.minimum_tenths), "no_funding_data",
                                  f"No funding data could be found for {website}.")
-        investors = {inv["name"] for r in rounds for inv in r["investors"]}
-        cost = self._cost("company_funding") + 10 * len(investors)
+        investors = self.world.derived(("funding-investors", domain),
+                                       lambda: len({inv["name"] for r in rounds for inv in r["investors"]}))
+        cost = self._cost("company_funding") + 10 * investors
         self._bill(call, key, version, cached, cost)
         charged = 0 if cached is not None else max(cost, self.billing.minimum_tenths)
-        return self._funding(website, sorted(rounds, key=lambda r: str(r["date"] or ""), reverse=True), charged)
+        # the answer depends on the world, the name asked and the charge alone: rendered once each
+        return self._answer(self.world.derived(("funding-answer", domain, website, charged), lambda: dumps(
+            self._funding(website, sorted(rounds, key=lambda r: str(r["date"] or ""), reverse=True),
+                          charged).body)))
 
     def _funding(self, website: str, rounds: list[dict[str, Any]], charged: int, error_code: str | None = None,
                  error: str | None = None) -> Answer:
@@ -183,15 +187,21 @@ class CompanyLookups(LookupBase):
         version = world.version(domain)
         cached = self._cached(call, p, key, version)
         self._bill(call, key, version, cached, self._cost("customer_listing") + 20 * len(page))
+        page_key = ("customer-page", domain, weak, offset, size, base, real)
+        return self._answer(world.derived(page_key, lambda: dumps(
+            self._customer_page(domain, entries, offset, size, base, real))))
+
+    def _customer_page(self, domain: str, entries: list[tuple[str, str]], offset: int, size: int, base: str,
+                       real: bool) -> dict[str, Any]:
         paths = self._paths(base, real)
         body: dict[str, Any] = {"customers": [], "investors": [], "partner_platforms": []}
-        for kind, other in page:
+        for kind, other in entries[offset:offset + size]:
             body[kind].append(self._company_item(other, paths))
         next_offset = offset + size
         listing = f"{base}{'/api' if real else ''}/v1/customer/listing"
         body["next_page"] = (f"{listing}?website={quote(domain)}&cursor={self._encode_cursor(next_offset)}"
                              f"&page_size={size}" if next_offset < len(entries) else None)
-        return self._answer(body)
+        return body
 
     def _customer_entries(self, domain: str, weak: bool) -> list[tuple[str, str]]:
         """(kind, domain) of a company's customers, investors and partners, in the listing's order."""
@@ -243,9 +253,9 @@ class CompanyLookups(LookupBase):
         competitors = self.world.competitors(domain)
         self._bill(call, key, version, cached, max(50, self._cost("competitor_listing") + 20 * len(competitors)))
         details = self._paths(base, real)["details"]
-        return self._answer({"competitors": [
+        return self._answer(self.world.derived(("competitor-answer", domain, details), lambda: dumps({"competitors": [
             {"company_details_url": f"{details}?website={quote(other)}", "website": f"https://www.{other}",
-             "competition_reason": reason} for other, reason in competitors]})
+             "competition_reason": reason} for other, reason in competitors]})))
 
     def op_product_listing(self, call: Call, p: dict[str, Any], *_: Any) -> Answer:
         domain = self._domain(call, p["website"])

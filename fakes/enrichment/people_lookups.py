@@ -130,8 +130,9 @@ class PeopleLookups(LookupBase):
             self._live(call, cache_key)
         self._bill(call, cache_key, version, cached, cost)
         charged = 0 if cached is not None else cost
-        return self._answer({"target": target, "attempted_searches": attempted, "similar_people": similar,
-                             "credit_cost": as_number(charged)})
+        return self._answer(world.derived(("similar-answer", key.id, title, charged), lambda: dumps(
+            {"target": target, "attempted_searches": attempted, "similar_people": similar,
+             "credit_cost": as_number(charged)})))
 
     def _similar(self, key: PersonKey, title: str | None) -> tuple[dict[str, Any], list[dict[str, Any]],
                                                                     list[dict[str, Any]]]:
@@ -153,29 +154,28 @@ class PeopleLookups(LookupBase):
         domain = self._domain(call, p["company_website"], "company_website")
         self._company(call, domain)
         role, country = str(p["role"]), p.get("country") or ""
-        # the people and their rendered entries depend on the world alone: kept until it changes
-        count, employees = self.world.derived(("employee-search", domain, role, country, base, real),
-                                              lambda: self._employee_search(domain, role, country, base, real))
+        # the people and the rendered answer depend on the world alone: kept until it changes
+        count, rendered = self.world.derived(("employee-search", domain, role, country, base, real),
+                                             lambda: self._employee_search(domain, role, country, base, real))
         key = f"employee_search|{domain}|{' '.join(role.lower().split())}|{country}"
         version = self.world.version(domain)
         cached = self._cached(call, p, key, version)
         if cached is None:
             self._live(call, key)
         self._bill(call, key, version, cached, self._cost("employee_search") + 10 * count)
-        return self._answer({"employees": employees})
+        return self._answer(rendered)
 
-    def _employee_search(self, domain: str, role: str, country: str, base: str,
-                         real: bool) -> tuple[int, list[dict[str, str]]]:
+    def _employee_search(self, domain: str, role: str, country: str, base: str, real: bool) -> tuple[int, bytes]:
         people = self.world.employees(domain, role)
         if country:
             people = [(k, t) for k, t in people if self.world.person(k, t)["country"] == country.upper()]
         paths = self._paths(base, real)
-        return len(people), [
+        return len(people), dumps({"employees": [
             {"first_name": k.first, "last_name": k.last, "role": title, "company_website": f"https://www.{domain}",
              "company_details": f"{paths['details']}?website={quote(domain)}",
              "person_profile": f"{paths['profile']}?id={k.id}",
              "work_email": f"{paths['work_email']}?first_name={quote(k.first)}&last_name={quote(k.last)}"
-                           f"&domain={quote(domain)}"} for k, title in people]
+                           f"&domain={quote(domain)}"} for k, title in people]})
 
     # -- free operations -----------------------------------------------------------------------
     def op_disposable_email(self, call: Call, p: dict[str, Any], *_: Any) -> Answer:

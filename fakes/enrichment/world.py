@@ -54,8 +54,8 @@ class PersonKey:
     first: str
     last: str
 
-    @property
-    def id(self) -> str:
+    @functools.cached_property
+    def id(self) -> str:  # asked for several times a call: worked out once per key
         raw = f"{self.domain}|{self.first}|{self.last}".encode()
         return "ps_" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
 

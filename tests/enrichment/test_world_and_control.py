@@ -259,3 +259,26 @@ def test_what_is_kept_from_the_world_goes_when_a_company_or_person_is_added(fake
     after = client.get("/v1/company/funding", params=funding, headers=headers).json()["funding_rounds"]
     # the rounds follow the founding year: generated again from the changed record, not the kept ones
     assert min(r["date"] for r in after if r["round_type"] != "IPO") < "1960" < min(r["date"] for r in first)
+
+
+def test_kept_rendered_answers_are_the_answers_rendered_afresh(fake: EnrichmentFake, client: httpx.Client) -> None:
+    """Funding, listings, similar people and employee search keep their rendered answers per world
+    (and per charge): a kept answer is byte for byte the one rendered with nothing kept."""
+    headers = dict(fake.auth_headers())
+    calls = [("/v1/company/funding", {"website": "shopify.com", "use_cache": "never"}),
+             ("/v1/customer/listing", {"website": "stripe.com", "use_cache": "never"}),
+             ("/v1/competitor/listing", {"website": "stripe.com", "use_cache": "never"}),
+             ("/v1/employee/similar", {"employer_website": "stripe.com", "role": "CEO", "use_cache": "never"}),
+             ("/v1/employee/search", {"company_website": "stripe.com", "role": "engineer", "use_cache": "never"})]
+    world = fake.model.world
+    first = []
+    for path, params in calls:
+        answer = client.get(path, params=params, headers=headers)
+        assert answer.status_code == 200, answer.text
+        first.append(answer.content)
+    kinds = {key[0] for key in world._derived}
+    assert {"funding-answer", "customer-page", "competitor-answer", "similar-answer", "employee-search"} <= kinds
+    kept = [client.get(path, params=params, headers=headers).content for path, params in calls]
+    world._derived.clear()  # nothing kept: each answer rendered again
+    fresh = [client.get(path, params=params, headers=headers).content for path, params in calls]
+    assert kept == fresh == first
