@@ -179,8 +179,8 @@ class Settled:
         of new pairs per request, freed a ring later from memory long out of the processor's
         caches; one object is one such miss, not fifteen. A tuple holding only bytes and integers
         is one the garbage collector stops tracking, so a full journal adds nothing to every
-        collection. The request's callables (they hold the server's whole
-        request cycle) are let go with the exchange. ``head``: the client got no body (a HEAD request)."""
+        collection. The request's callables (they hold the server's whole request cycle) are let
+        go with the exchange. ``head``: the client got no body (a HEAD request)."""
         headers = exchange._scope["headers"]
         if headers == self.request_headers:
             request_headers = self.request_joined
@@ -209,13 +209,13 @@ class Settled:
     def _cut(self, body: bytes, last: bytes) -> bytes:
         """``body`` cut to ``body_bytes``: the last cut again when it begins with it (no copy)."""
         global _LAST_CUT
-        source, limit, cut = _LAST_CUT
-        if body is source and limit == self.body_bytes:
-            return cut  # a kept answer sent again: not even a comparison of its first bytes
         limit = self.body_bytes
+        kept_body, kept_limit, kept_cut = _LAST_CUT
+        if body is kept_body and kept_limit == limit:
+            return kept_cut  # a kept answer sent again: not even a comparison of its first bytes
         cut = last if last and len(last) == limit and body.startswith(last) else body[:limit]
         if body.__class__ is bytes and len(body) <= MAX_REMEMBERED_BODY:  # immutable, and not huge
-            _LAST_CUT = (body, self.body_bytes, cut)
+            _LAST_CUT = (body, limit, cut)
         return cut
 
 
