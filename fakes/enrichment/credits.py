@@ -214,7 +214,17 @@ class Ledger:
         if amount <= 0:
             return True
         self.catch_up(account, now_ms)
-        usable = [g for g in account.grants if self._valid(g, now_ms)]  # one pass: balance and order
+        grants = account.grants
+        if len(grants) == 1:  # the usual account: one grant, nothing to order or drop unless it is used up
+            grant = grants[0]
+            if not self._valid(grant, now_ms) or grant.left < amount:
+                return False
+            grant.left -= amount
+            if not grant.left:
+                account.grants = []
+            account.spent += amount
+            return True
+        usable = [g for g in grants if self._valid(g, now_ms)]  # one pass: balance and order
         if sum(g.left for g in usable) < amount:
             return False
         left = amount

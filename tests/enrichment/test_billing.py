@@ -227,3 +227,17 @@ def test_even_an_internal_error_carries_the_cost_header(fake: EnrichmentFake, cl
     monkeypatch.setattr(fake.model.lookups, "op_product_listing", broken)
     answer = client.get("/v1/product/listing", params={"website": "stripe.com"}, headers=headers)
     assert answer.status_code == 500 and answer.headers[COST] == "0" and "error" in answer.json()
+
+
+def test_one_grant_pays_to_its_last_tenth_and_then_refuses(fake: EnrichmentFake, client: httpx.Client) -> None:
+    """The usual account holds one grant: a charge of exactly what is left empties it (and drops it),
+    the next call is refused with 403 and takes nothing."""
+    key = fake.create_account("payg", credits=3)["api_key"]  # exactly one company_details
+    headers = {"Authorization": f"Bearer {key}"}
+    first = client.get("/v1/company/details", params={"website": "stripe.com"}, headers=headers)
+    assert first.status_code == 200, first.text
+    assert Decimal(fake.account(key)["balance_text"]) == 0
+    assert fake.model.ledger.accounts[key].grants == []  # used up: dropped
+    refused = client.get("/v1/company/details", params={"website": "shopify.com"}, headers=headers)
+    assert refused.status_code == 403 and "Insufficient credits" in refused.text
+    assert Decimal(fake.account(key)["balance_text"]) == 0
