@@ -13,8 +13,8 @@ instructions per cycle.
 Instructions per cycle are not equal, though: a request whose work touches memory that has left
 the processor's caches (an entry the journal kept a ring ago, a large model's tables) waits for
 it. With ``--instr-caches`` callgrind also simulates the caches - first levels of 32 KiB and a
-last level of :data:`SIMULATED_LAST_LEVEL` (about one core's L2: what a neighbour on the host
-does not evict) - and the part reports that level's misses per request (instruction reads, data
+last level of :data:`SIMULATED_LAST_LEVEL` (about one core's L2, which other cores do not
+share) - and the part reports that level's misses per request (instruction reads, data
 reads and writes), the figure that explains a req/s ratio below the instruction ratio.
 """
 

@@ -82,9 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     counted_probe.add_argument("which", nargs="?", default="mix",
                                help="sample, mix (default) or the name of one request of the mix")
     counted_probe.add_argument("--requests", type=int, default=loopcount.COUNTED,
-                               help=f"requests counted, about ({loopcount.COUNTED})")
+                               help=f"about this many requests counted (default {loopcount.COUNTED})")
     counted_probe.add_argument("--warmup", type=int, default=loopcount.WARMUP,
-                               help=f"requests sent before counting, about ({loopcount.WARMUP})")
+                               help=f"about this many requests sent before counting (default {loopcount.WARMUP})")
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["_counted_child"]:  # the loop itself, run under valgrind by the counted probe
         return loopcount.child(argv[1], argv[2], int(argv[3]), int(argv[4]))
