@@ -50,10 +50,14 @@ def test_health_answers_within_100_ms_during_the_costliest_find() -> None:
         watcher.start()
         answers, durations = [], []
         try:
-            for _ in range(3):
+            # at least three finds, and as many more as it takes for 20 health checks during them (a
+            # stall of the machine in a short window would otherwise leave two or three checks)
+            for _ in range(30):
                 started = time.perf_counter()
                 answers.append(http.post("/_fake/journal/find", json=costliest))
                 durations.append(time.perf_counter() - started)
+                if len(answers) >= 3 and len(latencies) >= 20:
+                    break
         finally:
             busy.clear()
             watcher.join()
@@ -63,7 +67,7 @@ def test_health_answers_within_100_ms_during_the_costliest_find() -> None:
         assert body["error"] == "search_too_costly" and body["budget_steps"] == FIND_BUDGET
         assert "narrow it with method, path or status" in body["message"]
     assert max(durations) < 10, durations  # was 20 s and more: every regex on every value
-    assert len(latencies) >= 5, latencies
+    assert len(latencies) >= 20, latencies
     latencies.sort()
     # the 90th percentile: one scheduler hiccup of a shared CI machine is not the fake's doing
     assert latencies[int(len(latencies) * 0.9)] < 0.1, (statistics.median(latencies), latencies[-5:])
