@@ -87,6 +87,22 @@ class CallTally:
                 row[0] += 1
                 row[1] += cost
 
+    def renew(self, team_id: str, email: str, client: str, endpoint: str | None, old_cost: int, cost: int,
+              at: int) -> bool:
+        """:meth:`remove` of a record, then :meth:`add` of one by the same member and client, of the
+        same team, endpoint and provider, on the same day, in one step: every count stays, the latest
+        time and the endpoint's charge move. False (nothing changed) when the removed record was its
+        member and client's only one that day (their row would go and come back): remove, then add.
+        The steady state of a busy relay: each call's record pushes out the oldest, the same call."""
+        row = self.days[team_id][at // DAY_MS].who[(email, client)]
+        if row[0] < 2:
+            return False
+        if at > row[1]:
+            row[1] = at
+        if endpoint is not None and cost != old_cost:
+            self.endpoints[endpoint][1] += cost - old_cost
+        return True
+
     def remove(self, team_id: str, email: str, client: str, endpoint: str | None, provider: str | None,
                cost: int, at: int) -> None:
         days = self.days[team_id]

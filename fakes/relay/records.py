@@ -112,18 +112,32 @@ class CallRecords:
             status: int, cost_micro: int, epoch_ms: int, who: Who = NOBODY) -> None:
         """The record of this model's call number ``seq`` (not routed, not a replay): :meth:`add`
         without reading the number back from the call id (a planned call has it at hand)."""
-        slot = seq % self.limit
+        limit = self.limit
+        slot = seq % limit
         if slot >= len(self._seq):
             self._grow(slot)
         held = self._seq[slot]
         if held > seq:
             return  # a call that outlived limit later calls: its slot is taken, it has fallen off
-        if seq > self._newest:
-            self._advance(seq)
-        if held == 0:
-            self._count += 1
-        elif held > self._newest - self.limit:  # still counted: its counts go with it
-            self._untally(slot)
+        renewed = False
+        if held and held == seq - limit and seq == self._newest + 1:
+            # the window full, the next call pushes out the oldest record, its slot's: when that was the
+            # same caller's call of the same endpoint that day, the counts stay (CallTally.renew)
+            who_held = self._who[slot]
+            renewed = ((who_held is who or who_held == who) and self._team[slot] == team_id
+                       and self._endpoint[slot] == endpoint_id and self._provider[slot] == provider
+                       and self._at[slot] // DAY_MS == epoch_ms // DAY_MS
+                       and self._tally.renew(team_id, who[0], who[1], endpoint_id, self._cost[slot], cost_micro,
+                                             epoch_ms))
+        if renewed:
+            self._newest = seq
+        else:
+            if seq > self._newest:
+                self._advance(seq)
+            if held == 0:
+                self._count += 1
+            elif held > self._newest - limit:  # still counted: its counts go with it
+                self._untally(slot)
         self._seq[slot] = seq
         self._status[slot] = status
         self._cost[slot] = cost_micro
@@ -134,7 +148,7 @@ class CallRecords:
         self._team[slot] = team_id
         self._who[slot] = who
         self._routed[slot] = self._replay_of[slot] = None
-        if seq > self._newest - self.limit:
+        if not renewed and seq > self._newest - limit:
             self._tally.add(seq, team_id, who[0], who[1], endpoint_id, provider, cost_micro, epoch_ms)
 
     def _advance(self, newest: int) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakes.relay.calltally import DAY_MS
+from fakes.relay.calltally import DAY_MS, CallTally
 from fakes.relay.records import CallRecords
 
 TEAMS = ("t1", "t2")
@@ -80,3 +81,39 @@ def test_the_counts_equal_a_pass_over_the_records(calls: list, limit: int, since
                 row[0] += 1
                 row[1] += records._cost[slot]
         assert receipts == {k: (v[0], v[1]) for k, v in expected.items()}
+
+
+#: mostly the same call again and again (a busy client), as the served relay sees it: the window
+#: full, each record pushes out the oldest, most often the same caller's call of the same endpoint
+steady_calls = st.lists(st.tuples(
+    st.sampled_from((1, 1, 1, 1, 2, 0)),
+    st.sampled_from(("t1", "t1", "t1", "t2")), st.sampled_from(("a@x.io", "a@x.io", "b@x.io")),
+    st.sampled_from(("cli", "cli", "")), st.sampled_from(("p.search", "p.search", None)),
+    st.sampled_from((5, 5, 7)), st.sampled_from((0, 0, 1000, DAY_MS // 3))), max_size=80)
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True)
+@given(calls=steady_calls, limit=st.integers(1, 6), since=st.integers(0, 2 * DAY_MS))
+def test_the_counts_equal_a_pass_over_the_records_when_calls_repeat(calls: list, limit: int, since: int) -> None:
+    test_the_counts_equal_a_pass_over_the_records.hypothesis.inner_test(calls, limit, since)  # type: ignore[attr-defined]
+
+
+def test_a_repeated_call_pushing_out_its_like_keeps_the_counts_without_adding_them_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    records = CallRecords("call_test", limit=4)
+    who = ("a@x.io", "cli", None, "GET")
+    for seq in range(1, 5):
+        records.put(seq, "p.search", "p", "relay_key", "t1", 200, 5, 1000 + seq, who)
+    added: list[tuple] = []
+    original_add = CallTally.add
+    monkeypatch.setattr(CallTally, "add", lambda *args: added.append(args) or original_add(*args))
+    for seq in range(5, 12):
+        records.put(seq, "p.search", "p", "relay_key", "t1", 200, 7, 1000 + seq, who)
+    assert added == [], "the window's counts were renewed in place"
+    day = records.team_days("t1")[0][1]
+    assert (day.count, day.emails, day.who, day.labels) == (4, {"a@x.io": 4}, {("a@x.io", "cli"): [4, 1011]},
+                                                          {"p.search": 4})
+    assert records.receipts({"p.search"}) == {"p.search": (4, 28)}  # the four kept, at 7 each
+    records.put(12, "p.enrich", "p", "relay_key", "t1", 200, 3, 1012, who)  # another endpoint: added
+    assert len(added) == 1 and records.receipts({"p.search", "p.enrich"}) == {"p.search": (3, 21),
+                                                                                 "p.enrich": (1, 3)}
