@@ -133,7 +133,10 @@ class CallRecords:
             self._newest = seq
         else:
             if seq > self._newest:
-                self._advance(seq)
+                if seq > limit:
+                    self._advance(seq)
+                else:  # the window still starts at call 1: no record falls out of it
+                    self._newest = seq
             if held == 0:
                 self._count += 1
             elif held > self._newest - limit:  # still counted: its counts go with it
