@@ -96,6 +96,8 @@ class Fake:
     #: the fields of the exported model an imported state must have (the others may be left out: a
     #: state from an older version); the state schema of ``PUT /_fake/state`` requires them
     state_required_fields: ClassVar[tuple[str, ...]] = ()
+    #: sample requests after which a request costs what it will (what it keeps per request is full)
+    bench_steady_requests: ClassVar[int] = 0
     init_args: tuple[Any, ...]
     init_kwargs: dict[str, Any]
 

@@ -24,6 +24,7 @@ from .accounts import connections, control_extras, ladder, logins
 from .accounts.orgdata import CreditBlock
 from .headers import Headers
 from .model import RelayModel
+from .records import MAX_CALL_RECORDS
 from .settings import RelaySettings
 from .upstreams import (
     AsgiUpstream,
@@ -53,6 +54,8 @@ class RelayFake(Fake):
     default_port = 8704
     settings_class = RelaySettings
     client_rules = rules.ALL
+    #: the window of call records full: each call's record then pushes the oldest out
+    bench_steady_requests = MAX_CALL_RECORDS + 1_000
 
     settings: RelaySettings
     model: RelayModel

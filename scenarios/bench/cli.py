@@ -78,9 +78,10 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
                         help="worlds the fleet part's load spreads over (default 300)")
     parser.add_argument("--instr-requests", type=int, default=None,
                         help="requests counted per server in the instructions part (default 300; 50 with --quick)")
-    parser.add_argument("--instr-warmup", type=int, default=1_200,
-                        help="uncounted requests before the count in the instructions part (default 1,200: past "
-                             "the journal's 1,000 entries)")
+    parser.add_argument("--instr-warmup", type=int, default=None,
+                        help="uncounted requests before the count in the instructions part (default 1,200, past "
+                             "the journal's 1,000 entries, or more where a service's request costs more once "
+                             "what it keeps is full: the relay's 21,000)")
     parser.add_argument("--instr-caches", action="store_true",
                         help="the instructions part also simulates the caches (32 KiB first level, a 512 KiB last "
                              "level: about one core's L2) and reports the misses of that level per request "
@@ -145,7 +146,8 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         quick=quick, against=against, fleet_replicas=max(1, args.fleet_replicas),
         fleet_worlds=pick(args.fleet_worlds, 300, 30), density_worlds=max(1, pick(args.density_worlds, 10_000, 100)),
         mix_connections=max(1, args.mix_connections),
-        instr_requests=max(1, pick(args.instr_requests, 300, 50)), instr_warmup=max(0, args.instr_warmup),
+        instr_requests=max(1, pick(args.instr_requests, 300, 50)),
+        instr_warmup=None if args.instr_warmup is None else max(0, args.instr_warmup),
         instr_caches=args.instr_caches,
     )
     return options, args.json_path

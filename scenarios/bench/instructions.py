@@ -29,7 +29,7 @@ from typing import Any
 
 from .report import TARGET_HTTP_RATIO, TARGET_LEAN_RATIO, Options, Report
 from .servers import FRAMEWORK_HEADERS, Server
-from .subjects import service_targets
+from .subjects import load_fake_class, service_targets
 
 #: the simulated last cache level of ``--instr-caches`` (bytes, ways, line): about one core's L2
 SIMULATED_LAST_LEVEL = (512 * 1024, 8, 64)
@@ -37,6 +37,18 @@ CACHE_OPTIONS = ("--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64",
                  "--LL={},{},{}".format(*SIMULATED_LAST_LEVEL))
 #: callgrind's events for misses of the last level: instruction reads, data reads, data writes
 LAST_LEVEL_MISSES = ("ILmr", "DLmr", "DLmw")
+
+
+#: uncounted requests before a count unless asked otherwise: past the default journal's 1,000
+#: entries (its shedding is in the count), and past the service's own steady state (steady_warmup)
+INSTR_WARMUP = 1_200
+
+
+def steady_warmup(service: str, asked: int) -> int:
+    """``asked``, or more: the requests after which the service's request costs what it will
+    (``Fake.bench_steady_requests``: the relay's window of call records full, as it always is over
+    HTTP after a few seconds), so that a count is of the state a served fake is in."""
+    return max(asked, getattr(load_fake_class(service), "bench_steady_requests", 0))
 
 
 def valgrind_missing() -> str | None:
@@ -48,8 +60,10 @@ def valgrind_missing() -> str | None:
 
 
 def bench_instructions(options: Options, report: Report) -> None:
-    print(f"\n[instructions] callgrind: {options.instr_requests} counted requests per server after "
-          f"{options.instr_warmup} uncounted", file=sys.stderr)
+    warmup = f"{options.instr_warmup:,}" if options.instr_warmup is not None else \
+        f"{INSTR_WARMUP:,} (or more, until the service's steady state)"
+    print(f"\n[instructions] callgrind: {options.instr_requests} counted requests per server after {warmup} "
+          "uncounted", file=sys.stderr)
     why = valgrind_missing()
     if why:
         report.skip("instructions", "every service", why)
@@ -78,6 +92,7 @@ def _instructions_row(target: str, options: Options, folder: Path) -> dict[str, 
     import httpx
 
     folder.mkdir(parents=True)
+    warmup = steady_warmup(target, INSTR_WARMUP) if options.instr_warmup is None else options.instr_warmup
     body_file = str(folder / "body")
     # the sample request's bytes over HTTP, from a natively served fake, as the HTTP part takes them
     with Server({"kind": "fake", "target": target, "settings": options.settings, "body_file": body_file}) as probe:
@@ -97,10 +112,10 @@ def _instructions_row(target: str, options: Options, folder: Path) -> dict[str, 
     }
     row: dict[str, Any] = {"service": info["service"],
                            "request": f"{info['method']} {info['path']}", "response_bytes": len(check.content),
-                           "counted_requests": options.instr_requests, "warmup_requests": options.instr_warmup}
+                           "counted_requests": options.instr_requests, "warmup_requests": warmup}
     misses = {}
     for name, spec in specs.items():
-        counts = _count(spec, folder / name, info, options.instr_warmup, options.instr_requests,
+        counts = _count(spec, folder / name, info, warmup, options.instr_requests,
                         options.instr_caches)
         row[name] = counts["Ir"]
         if options.instr_caches:
@@ -163,8 +178,11 @@ def render_instructions(report: Report) -> list[str]:
     if not report.instructions:
         return []
     first = report.instructions[0]
+    warmups = [row["warmup_requests"] for row in report.instructions]
+    warmup = f"{first['warmup_requests']:,}" if len(set(warmups)) == 1 else \
+        ", ".join(f"{row['service']} {row['warmup_requests']:,}" for row in report.instructions)
     out = ["", f"Instructions per served request (callgrind; {first['counted_requests']} counted after "
-               f"{first['warmup_requests']} uncounted, one keep-alive client; the whole server process)",
+               f"{warmup} uncounted, one keep-alive client; the whole server process)",
            f"{'service':<21} {'request':<40} {'bytes':>7} | {'bare':>9} {'fake':>9} {'bare/fake':>9} | "
            f"{'jb0':>9} {'bare/jb0':>8}"]
     for row in report.instructions:

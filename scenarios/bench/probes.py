@@ -24,6 +24,7 @@ from fakes import registry
 from fakes.kernel.server import settle_startup_objects
 
 from . import loopcount
+from .instructions import steady_warmup
 
 REPEATS = 3
 
@@ -83,21 +84,25 @@ def main(argv: list[str] | None = None) -> int:
                                help="sample, mix (default) or the name of one request of the mix")
     counted_probe.add_argument("--requests", type=int, default=loopcount.COUNTED,
                                help=f"about this many requests counted (default {loopcount.COUNTED})")
-    counted_probe.add_argument("--warmup", type=int, default=loopcount.WARMUP,
-                               help=f"about this many requests sent before counting (default {loopcount.WARMUP})")
+    counted_probe.add_argument("--warmup", type=int, default=None,
+                               help=f"about this many requests sent before counting (default {loopcount.WARMUP:,}, "
+                                    "or more where the service's request costs more once what it keeps is full: "
+                                    "the relay's 21,000)")
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["_counted_child"]:  # the loop itself, run under valgrind by the counted probe
         return loopcount.child(argv[1], argv[2], int(argv[3]), int(argv[4]))
     args = parser.parse_args(argv)
     if args.probe == "counted":
-        if args.requests < 1 or args.warmup < 0:
+        if args.requests < 1 or (args.warmup is not None and args.warmup < 0):
             parser.error("--requests must be 1 or more and --warmup 0 or more")
+        warmup = steady_warmup(args.service, loopcount.WARMUP) if args.warmup is None else args.warmup
         try:
-            per_request, requests = loopcount.counted(args.service, args.which, args.requests, args.warmup)
+            per_request, requests = loopcount.counted(args.service, args.which, args.requests, warmup)
         except (RuntimeError, ValueError) as exc:
             print(f"probes: {exc}", file=sys.stderr)
             return 2
-        print(f"{args.service} {args.which}: {per_request:,.0f} instructions per request ({requests} requests)")
+        print(f"{args.service} {args.which}: {per_request:,.0f} instructions per request ({requests} requests "
+              f"after {warmup:,})")
         return 0
     if args.probe == "grown":
         if args.calls < 0:

@@ -57,7 +57,7 @@ class Options:
     mix_connections: int = 50
     #: the instructions part: requests counted per server under callgrind
     instr_requests: int = 300
-    instr_warmup: int = 1_200  # past the default journal's 1,000 entries: its shedding is in the count
+    instr_warmup: int | None = None  # None: per service, instructions.steady_warmup (1,200 or more)
     instr_caches: bool = False  # the instructions part also simulates the caches (L2-sized last level)
 
 

@@ -246,6 +246,28 @@ def test_the_instructions_part_reads_callgrind_totals_and_skips_without_valgrind
     assert [s["part"] for s in figures["skipped"]] == ["instructions"]
 
 
+def test_counts_warm_up_past_what_a_service_keeps_per_request() -> None:
+    """The relay's request costs more while its window of call records fills than once it is
+    full (as it always is over HTTP): its counts warm up past the window unless asked otherwise."""
+    from fakes.relay.records import MAX_CALL_RECORDS
+    from scenarios.bench.cli import parse_options
+    from scenarios.bench.instructions import INSTR_WARMUP, render_instructions, steady_warmup
+    from scenarios.bench.report import Report
+
+    assert steady_warmup("relay", INSTR_WARMUP) > MAX_CALL_RECORDS
+    assert steady_warmup("member-export", INSTR_WARMUP) == INSTR_WARMUP  # nothing of its own to fill
+    assert steady_warmup("member-export", 50_000) == 50_000
+    options, _ = parse_options(["--parts", "instructions"])
+    assert options.instr_warmup is None  # per service
+    assert parse_options(["--parts", "instructions", "--instr-warmup", "10"])[0].instr_warmup == 10
+    rows = [{"service": service, "request": "GET /x", "response_bytes": 1, "counted_requests": 300,
+             "warmup_requests": warmup, "bare": 9.0, "fake": 10.0, "lean": 9.5, "ratio": 0.9, "lean_ratio": 0.95}
+            for service, warmup in (("filings", 1200), ("relay", 21_000))]
+    (title,) = [line for line in render_instructions(Report(machine={}, config={}, instructions=rows))
+                if line.startswith("Instructions per served request")]
+    assert "300 counted after filings 1,200, relay 21,000 uncounted" in title
+
+
 def test_the_instructions_table_shows_the_simulated_misses_when_they_were_counted() -> None:
     from scenarios.bench.instructions import render_instructions
     from scenarios.bench.report import Report

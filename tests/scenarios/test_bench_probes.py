@@ -48,5 +48,5 @@ def test_the_counted_probe_counts_instructions_per_request_under_callgrind(capsy
                                                                           ) -> None:
     assert probes.main(["counted", "member-export", "sample", "--requests", "40", "--warmup", "60"]) == 0
     line = capsys.readouterr().out.strip()
-    assert line.startswith("member-export sample: ") and line.endswith("(40 requests)")
+    assert line.startswith("member-export sample: ") and line.endswith("(40 requests after 60)")
     assert int(line.split(": ")[1].split()[0].replace(",", "")) > 20_000  # the app alone: tens of thousands
