@@ -75,7 +75,8 @@ class CallPipeline(Attempts):
         if request.try_plan and request.method == "GET" and request.idempotency_key is None:
             answer = self.call_planned(request.target, request.query, request.token)
             if answer is not None:
-                return CallOutput(*answer, (), True)
+                status, limits, call_id, cost, body = answer
+                return CallOutput(status, self.planned_headers(limits, call_id, cost), body, (), True)
         call_id = self.next_call_id()
         flags: list[tuple[ClientRule, str]] = []
         team: Team | None = None

@@ -27,6 +27,7 @@ class Headers:
         self.lower_prefix = p.lower() + "-"
         self.lower_prefix_b = self.lower_prefix.encode()
         self.token_b, self.body_encoding_b = self.token.lower().encode(), self.body_encoding.lower().encode()
+        self.call_id_b, self.cost_b = self.call_id.lower().encode(), self.cost.lower().encode()
 
 
 @functools.lru_cache(maxsize=16)

@@ -30,6 +30,10 @@ from .upstreams import Handler, SimulatedUpstream
 
 MAX_PLANS = 4096
 MAX_PLANNED_QUERY = 1024
+#: a planned call's answer: (status, the provider's content type and rate-limit headers, the call id,
+#: what it cost on the relay's key (None: the team's own tool or secret served it), body); the
+#: headers in this order are :meth:`PlannedCalls.planned_headers`, a route encodes them itself
+Planned = tuple[int, tuple[tuple[str, str], ...], str, "int | None", bytes]
 
 
 @dataclass(slots=True, frozen=True)
@@ -78,11 +82,10 @@ class PlannedCalls(CatalogueOverlay):
         self._plans[(target, query)] = Plan(entry["id"], entry["provider"], price is not None, estimated, status,
                                             body, not miss and status < 400, cost, shared_pair("call", entry["id"]))
 
-    def call_planned(self, target: str, query: str, token: str | None
-                     ) -> tuple[int, list[tuple[str, str]], bytes] | None:
-        """(status, headers, body) of a GET of ``target`` with ``query`` (no body, no idempotency key)
-        answered from its plan, or None when the full pipeline must answer it (nothing changed then:
-        not even a call id was taken)."""
+    def call_planned(self, target: str, query: str, token: str | None) -> Planned | None:
+        """The answer (:data:`Planned`) to a GET of ``target`` with ``query`` (no body, no idempotency
+        key) from its plan, or None when the full pipeline must answer it (nothing changed then: not
+        even a call id was taken)."""
         plan = self._plans.get((target, query))
         if plan is None or self.not_before_ms:
             return None
@@ -94,7 +97,15 @@ class PlannedCalls(CatalogueOverlay):
             return None
         return self.answer_planned(member, plan)
 
-    def answer_planned(self, member: Membership, plan: Plan) -> tuple[int, list[tuple[str, str]], bytes] | None:
+    def planned_headers(self, limits: tuple[tuple[str, str], ...], call_id: str, cost: int | None
+                        ) -> list[tuple[str, str]]:
+        """The headers of a planned answer, in order (the full pipeline's for the same call)."""
+        headers = [*limits, (self.h.call_id, call_id)]
+        if cost is not None:
+            headers.append((self.h.cost, str(cost)))
+        return headers
+
+    def answer_planned(self, member: Membership, plan: Plan) -> Planned | None:
         provider = plan.provider
         if provider in self.upstreams or (self.settings.upstream_latency_ms and self.clock.mode != "manual"):
             return None
@@ -132,7 +143,5 @@ class PlannedCalls(CatalogueOverlay):
         if plan.hit:
             stat[1] += 1
         self.calls.put(seq, endpoint_id, provider, credential, team.team_id, plan.status, cost, now, member.who)
-        headers = [*simulated.limit_headers(calls, now), (self.h.call_id, call_id)]
-        if credential == RELAY_KEY:
-            headers.append((self.h.cost, str(cost)))
-        return plan.status, headers, plan.body
+        return (plan.status, simulated.limit_headers(calls, now), call_id, cost if credential == RELAY_KEY else None,
+                plan.body)

@@ -119,28 +119,32 @@ class CallRecords:
         held = self._seq[slot]
         if held > seq:
             return  # a call that outlived limit later calls: its slot is taken, it has fallen off
-        renewed = False
         if held and held == seq - limit and seq == self._newest + 1:
             # the window full, the next call pushes out the oldest record, its slot's: when that was the
-            # same caller's call of the same endpoint that day, the counts stay (CallTally.renew)
+            # same caller's call of the same endpoint that day, the counts stay (CallTally.renew) and so
+            # do the slot's team, caller, endpoint and provider
             who_held = self._who[slot]
-            renewed = ((who_held is who or who_held == who) and self._team[slot] == team_id
-                       and self._endpoint[slot] == endpoint_id and self._provider[slot] == provider
-                       and self._at[slot] // DAY_MS == epoch_ms // DAY_MS
-                       and self._tally.renew(team_id, who[0], who[1], endpoint_id, self._cost[slot], cost_micro,
-                                             epoch_ms))
-        if renewed:
-            self._newest = seq
-        else:
-            if seq > self._newest:
-                if seq > limit:
-                    self._advance(seq)
-                else:  # the window still starts at call 1: no record falls out of it
-                    self._newest = seq
-            if held == 0:
-                self._count += 1
-            elif held > self._newest - limit:  # still counted: its counts go with it
-                self._untally(slot)
+            if ((who_held is who or who_held == who) and self._team[slot] == team_id
+                    and self._endpoint[slot] == endpoint_id and self._provider[slot] == provider
+                    and self._at[slot] // DAY_MS == epoch_ms // DAY_MS
+                    and self._tally.renew(team_id, who[0], who[1], endpoint_id, self._cost[slot], cost_micro,
+                                          epoch_ms)):
+                self._newest = self._seq[slot] = seq
+                self._status[slot] = status
+                self._cost[slot] = cost_micro
+                self._at[slot] = epoch_ms
+                self._credential[slot] = credential
+                self._routed[slot] = self._replay_of[slot] = None
+                return
+        if seq > self._newest:
+            if seq > limit:
+                self._advance(seq)
+            else:  # the window still starts at call 1: no record falls out of it
+                self._newest = seq
+        if held == 0:
+            self._count += 1
+        elif held > self._newest - limit:  # still counted: its counts go with it
+            self._untally(slot)
         self._seq[slot] = seq
         self._status[slot] = status
         self._cost[slot] = cost_micro
@@ -151,7 +155,7 @@ class CallRecords:
         self._team[slot] = team_id
         self._who[slot] = who
         self._routed[slot] = self._replay_of[slot] = None
-        if not renewed and seq > self._newest - limit:
+        if seq > self._newest - limit:
             self._tally.add(seq, team_id, who[0], who[1], endpoint_id, provider, cost_micro, epoch_ms)
 
     def _advance(self, newest: int) -> None:

@@ -28,6 +28,7 @@ from .accounts import http as accounts_http
 from .accounts import routes_auth, routes_keys, routes_more, routes_orgs
 from .accounts.http import decode_body
 from .calls import CallInput, CallOutput
+from .headers import Headers
 from .mcp import MCP_APP
 from .served import ServedRelay, fake_of
 from .teams import Team
@@ -72,6 +73,45 @@ _NAME_BYTES: dict[str, bytes] = {}
 raw_response = RawResponse
 
 
+def planned_response(names: Headers, status: int, limits: tuple[tuple[str, str], ...], call_id: str,
+                     cost: int | None, body: bytes) -> Response:
+    """:class:`RawResponse` of a planned answer (fakes/relay/plans.py): the same header list, its
+    parts that repeat (the provider's content type and rate-limit headers, the length, the cost)
+    encoded once each; only the call id is new."""
+    encoded = _ENCODED_HEADERS.get(limits)
+    if encoded is None:
+        encoded = tuple((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in limits)
+        _keep(_ENCODED_HEADERS, limits, encoded)
+    response = RawResponse.__new__(RawResponse)
+    response.status_code = status
+    response.body = body
+    response.background = None
+    raw = [(b"content-length", _digits(len(body))), *encoded, (names.call_id_b, call_id.encode("latin-1"))]
+    if cost is not None:
+        raw.append((names.cost_b, _digits(cost)))
+    response.raw_headers = raw
+    return response
+
+
+def _digits(number: int) -> bytes:
+    digits = _DIGITS.get(number)
+    if digits is None:
+        digits = str(number).encode()
+        _keep(_DIGITS, number, digits)
+    return digits
+
+
+def _keep(table: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(table) >= 4096:  # a few lengths, costs and rate-limit states: bounded all the same
+        table.clear()
+    table[key] = value
+
+
+#: rate-limit header tuples (by value) -> their encoded pairs; numbers -> their digits
+_ENCODED_HEADERS: dict[tuple[tuple[str, str], ...], tuple[tuple[bytes, bytes], ...]] = {}
+_DIGITS: dict[int, bytes] = {}
+
+
 #: request headers that keep a GET off the planned path (and the relay's body-encoding header)
 _NOT_PLANNED = frozenset({b"content-length", b"transfer-encoding", b"idempotency-key"})
 #: treg's /call/ answers every method (the kernel answers HEAD as GET without the body)
@@ -109,7 +149,7 @@ async def call(request: Request) -> Response:
                                              scope["query_string"].decode("latin-1"),
                                              token.decode("latin-1") if token is not None else None)
             if answer is not None:
-                return raw_response(*answer)
+                return planned_response(names, *answer)
     headers = dict(scope["headers"])
     raw = await request.body() if _has_body(scope["method"], headers) else b""
     encoding_raw = headers.get(names.body_encoding_b)

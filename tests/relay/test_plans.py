@@ -139,3 +139,27 @@ def test_a_repeated_call_is_answered_from_its_plan(pause: bool, statuses: list[i
     assert with_plans == without and state == expected_state
     assert [status for status, _, _ in with_plans] == statuses
     assert used == planned
+
+
+def test_a_planned_answer_sends_the_header_list_the_pipelines_headers_make() -> None:
+    """A route sends a planned answer with its repeated headers encoded once (routes.planned_response):
+    the same list, in the same order, as the headers the full pipeline's answer carries (also what
+    a call through the model gets, e.g. the connector's)."""
+    from fakes.relay.routes import RawResponse, planned_response
+
+    fake = RelayFake(seed=0, clock="manual")
+    model = fake.model
+    for token, target in ((fake.create_team(balance_micro=10_000_000)["token"], "firmdata.companies.enrich"),
+                          (fake.create_team(balance_micro=10_000_000)["token"], "mailscout.email.verify")):
+        query = "domain=northwind.com" if target.startswith("firm") else "email=ada%40northwind.com"
+        with fake.client() as http:  # the first call makes the plan
+            assert http.get(f"/call/{target}?{query}", headers={model.h.token: token}).status_code == 200
+        for _ in range(3):
+            answer = model.call_planned(target, query, token)
+            assert answer is not None
+            status, limits, call_id, cost, body = answer
+            sent = planned_response(model.h, *answer)
+            expected = RawResponse(status, model.planned_headers(limits, call_id, cost), body)
+            assert (sent.status_code, sent.raw_headers, sent.body) == (expected.status_code, expected.raw_headers,
+                                                                        expected.body)
+            assert dict(sent.raw_headers)[model.h.call_id_b] == call_id.encode() and cost is not None
