@@ -29,3 +29,16 @@ def test_a_repeated_listing_over_the_client_matches_the_first_answer() -> None:
         again = client.get("/filings/?ordering=-release_datetime")
     assert again.content == first.content
     assert [name for name, _ in again.headers.multi_items()] == [name for name, _ in first.headers.multi_items()]
+
+
+def test_a_shape_sent_again_is_the_same_list_and_each_answer_has_its_own() -> None:
+    body = b'{"count":2}'
+    first = cached_response(body, "application/json", {}, ALLOWANCE)
+    first.raw_headers.append((b"x-added", b"later"))  # one answer's list changed: not the next one's
+    again = cached_response(body, "application/json", {}, ALLOWANCE)
+    assert again.raw_headers == Response(body, media_type="application/json", headers=ALLOWANCE).raw_headers
+    counted_down = {**ALLOWANCE, "X-RateLimit-Monthly-Remaining": "40"}  # a key with a quota, one call later
+    assert dict(cached_response(body, "application/json", {}, counted_down).raw_headers)[
+        b"x-ratelimit-monthly-remaining"] == b"40"
+    longer = cached_response(body + b" ", "application/json", {}, ALLOWANCE)
+    assert dict(longer.raw_headers)[b"content-length"] == str(len(body) + 1).encode()
