@@ -9,7 +9,6 @@ from a small cache (:mod:`.response_cache`); other methods always run.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import InvalidInteger, ascii_int, bearer_token, header_value, json_response
+from fakes.kernel.http import InvalidInteger, ascii_int, bearer_token, header_value, json_response, named_header
 from fakes.kernel.verdicts import Broken, flag_all
 
 from .keys import ApiKey
@@ -74,13 +73,7 @@ def routes_of(endpoints: Sequence[Endpoint]) -> list[Route]:
 
 def api_key_of(request: Request, header: str) -> str | None:
     """The key from the configured header (the official client's X-API-Key) or a Bearer token."""
-    return header_value(request, _header_name(header)) or bearer_token(request)
-
-
-@functools.lru_cache(maxsize=16)
-def _header_name(header: str) -> bytes:
-    """A header name as the ASGI scope has it (lower case, bytes): the setting's few values."""
-    return header.lower().encode("latin-1")
+    return named_header(request, header) or bearer_token(request)
 
 
 def notes_of(request: Request) -> Notes:

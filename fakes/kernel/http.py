@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -383,6 +384,18 @@ def header_value(request: Request, name: bytes) -> str | None:
         if key == name:
             return value.decode("latin-1")  # type: ignore[no-any-return]
     return None
+
+
+def named_header(request: Request, name: str) -> str | None:
+    """``request.headers.get(name)`` for a header whose name is text in any case (a setting, e.g. a
+    service's configurable key or version header), read as :func:`header_value` reads it."""
+    return header_value(request, scope_header_name(name))
+
+
+@functools.lru_cache(maxsize=64)
+def scope_header_name(name: str) -> bytes:
+    """A header name as the ASGI scope holds it (lower case, bytes); the few names settings give."""
+    return name.lower().encode("latin-1")
 
 
 def encoded_headers(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:

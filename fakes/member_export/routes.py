@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, dumps, json_response, parse_query, query_int, read_json
+from fakes.kernel.http import bearer_token, dumps, json_response, named_header, parse_query, query_int, read_json
 from fakes.kernel.limits import BodyTooLarge
 from fakes.kernel.verdicts import Broken, flag, flag_all
 
@@ -140,7 +140,7 @@ async def read_empty_object(request: Request) -> None:
 
 
 def check_version(request: Request, header: str, accepted: str) -> None:
-    sent = request.headers.get(header)
+    sent = named_header(request, header)
     if sent is None:
         flag(request, NO_VERSION_HEADER, f"no {header} header (every call must carry {header}: {accepted})")
         raise ServiceError(426, f"A version must be present. Please specify a version by adding the {header} "

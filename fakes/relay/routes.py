@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import JSONBytesResponse, json_response, parse_query, query_int
+from fakes.kernel.http import JSONBytesResponse, json_response, named_header, parse_query, query_int
 from fakes.kernel.routing import claim_methods
 from fakes.kernel.verdicts import flag
 
@@ -126,7 +126,7 @@ def _has_body(method: str, headers: Mapping[bytes, bytes]) -> bool:
 def team_of(request: Request) -> Team:
     fake = fake_of(request)
     h = fake.model.h
-    team = fake.model.team_for_token(request.headers.get(h.token) or _bearer(request))
+    team = fake.model.team_for_token(named_header(request, h.token) or _bearer(request))
     if team is None:
         raise ServiceError(401, f"missing or unknown {h.token}", code="unauthorized")
     return team
@@ -205,7 +205,7 @@ async def endpoint(request: Request) -> Response:
 async def access(request: Request) -> Response:
     model = fake_of(request).model
     entry_id = request.path_params["entry_id"]
-    team = model.team_for_token(request.headers.get(model.h.token) or _bearer(request))
+    team = model.team_for_token(named_header(request, model.h.token) or _bearer(request))
     answer = model.access(entry_id, team)
     if answer is None:
         raise ServiceError(404, f"no catalogue entry {entry_id!r}", code="unknown_endpoint")

@@ -185,6 +185,16 @@ def test_header_value_is_the_first_as_starlette_gives_it() -> None:
     assert header_value(request, b"host") is request.headers.get("host") is None
 
 
+def test_a_header_named_by_a_setting_is_read_as_starlette_reads_it() -> None:
+    from fakes.kernel.http import named_header
+
+    request = Request({"type": "http", "method": "GET", "path": "/", "query_string": b"",
+                       "headers": [(b"x-api-key", b"k1"), (b"x-api-key", b"k2"), (b"linkedin-version", b"202312")]})
+    for name in ("X-API-Key", "x-api-key", "X-Api-Key", "LinkedIn-Version", "X-Missing"):
+        assert named_header(request, name) == request.headers.get(name), name
+    assert named_header(request, "X-API-Key") == "k1"  # the first of a repeated header
+
+
 def test_long_paths_and_queries_are_answered_but_not_remembered() -> None:
     from fakes.kernel import http
 
