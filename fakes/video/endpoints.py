@@ -91,7 +91,8 @@ class Api:
         cors = self.cors
 
         async def endpoint(request: Request) -> Response:
-            if cors is not None and request.method == "OPTIONS" and cors.is_preflight(request.scope):
+            method = request.scope["method"]  # Request.method, read once
+            if cors is not None and method == "OPTIONS" and cors.is_preflight(request.scope):
                 return cors.preflight(request.scope, methods)
             fake: ServedVideo = request.scope["app"]  # the fake or world the kernel routed this to
             serving = SERVING.set(fake)
@@ -106,14 +107,14 @@ class Api:
                 bucket, counted = other
             else:
                 bucket, counted = "address:" + (request.client.host if request.client else "-"), True
-            headers, allowed = model.rate(bucket, _kind(request.method, request.method in upload_methods), counted)
+            headers, allowed = model.rate(bucket, _kind(method, method in upload_methods), counted)
             try:
                 if not allowed:
                     raise model.refuse_rate(headers)
-                handler = methods.get(request.method)
+                handler = methods.get(method)
                 if handler is None:
                     raise problem(405, "method-not-allowed", "Method Not Allowed.",
-                                  detail=f"{request.method} is not allowed on {request.url.path}; allowed: {allow}",
+                                  detail=f"{method} is not allowed on {request.url.path}; allowed: {allow}",
                                   headers={"Allow": allow})
                 if authenticated and project is None:
                     project = model.authenticate(header)  # raises the 401 this header deserves
