@@ -31,9 +31,10 @@ def cached_response(body: bytes, media_type: str | None, headers: dict[str, str]
     raw = _ENCODED_LISTS.get(shape)
     if raw is None:
         raw = tuple(_encoded_list(body, media_type, headers, allowance))
-        if len(_ENCODED_LISTS) >= MAX_ENCODED_LISTS:  # a key with a quota counts down: bounded all the same
-            _ENCODED_LISTS.clear()
-        _ENCODED_LISTS[shape] = raw
+        if sum(len(name) + len(value) for name, value in raw) <= MAX_ENCODED_LIST_BYTES:  # long ones: each time
+            if len(_ENCODED_LISTS) >= MAX_ENCODED_LISTS:  # a key with a quota counts down: bounded all the same
+                _ENCODED_LISTS.clear()
+            _ENCODED_LISTS[shape] = raw
     response.raw_headers = list(raw)
     return response
 
@@ -51,6 +52,7 @@ def _encoded_list(body: bytes, media_type: str | None, headers: dict[str, str],
 
 
 MAX_ENCODED_LISTS = 1024
+MAX_ENCODED_LIST_BYTES = 2048
 _ENCODED_LISTS: dict[tuple[str | None, int, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]],
                      tuple[tuple[bytes, bytes], ...]] = {}
 
