@@ -15,7 +15,7 @@ from .fleet import bench_fleet
 from .http_part import bench_http
 from .inprocess import bench_inprocess, child_cold
 from .instructions import bench_instructions
-from .load import LoadConfig, child_load, choose_generator
+from .load import QUIET_WAIT_S, LoadConfig, child_load, choose_generator
 from .measure import loadavg, machine_info
 from .mixed import MIX_CONNECTIONS, bench_mixed
 from .operations import bench_operations
@@ -54,6 +54,9 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
     parser.add_argument("--connections", type=int, default=None, help="concurrent connections (default 32)")
     parser.add_argument("--rounds", type=int, default=None,
                         help="alternating bare/fake runs per service; the best of each counts (default 3)")
+    parser.add_argument("--quiet-wait", type=float, default=None, metavar="SECONDS",
+                        help="before each measured HTTP run, wait up to this long for idle cores (default 8; 0 "
+                             "with --quick): what the last run's server still does must not slow the next")
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (default 1: the server gets a core)")
     parser.add_argument("--generator", choices=("auto", "wrk", "python"), default="auto",
                         help="load generator (default: wrk when on PATH, else python)")
@@ -127,6 +130,8 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         if not (Path(against) / "fakes" / "kernel").is_dir() or not (Path(against) / "scenarios" / "bench").is_dir():
             refuse(f"--against {args.against!r} is not a checkout of this project "
                              "(no fakes/kernel and scenarios/bench in it)")
+    if args.quiet_wait is not None and not args.quiet_wait >= 0:
+        refuse(f"--quiet-wait takes seconds >= 0, got {args.quiet_wait:g}")
     parts = {p.strip() for p in args.parts.split(",") if p.strip()}
     if parts - set(PARTS):
         refuse(f"unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; known: {', '.join(PARTS)}")
@@ -134,7 +139,7 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         generator=choose_generator(args.generator) if parts & {"http", "peers", "mixed"} else args.generator,
         duration=pick(args.duration, 5.0, 1.0), warmup=pick(args.warmup, 1.0, 0.3),
         connections=pick(args.connections, 32, 8), threads=max(1, args.threads),
-        rounds=max(1, pick(args.rounds, 3, 1)),
+        rounds=max(1, pick(args.rounds, 3, 1)), quiet_wait=pick(args.quiet_wait, QUIET_WAIT_S, 0.0),
     )
     options = Options(
         targets=targets, settings=settings, load=load, parts=parts,

@@ -125,7 +125,8 @@ def _http_row(target: str, options: Options, body_file: str, peers: list[tuple[P
                                                 server.proc.pid if server else None))
         for name in names:
             best = max(runs[name], key=lambda r: r["rps"])  # noise only ever slows a run down
-            figures = {**best, "rounds_rps": [r["rps"] for r in runs[name]]}
+            figures = {**best, "rounds_rps": [r["rps"] for r in runs[name]],
+                       "quiet_waits_s": [r.get("quiet_wait_s", 0.0) for r in runs[name]]}
             cpu = [r["server_cpu_us"] for r in runs[name] if r.get("server_cpu_us")]
             if cpu:
                 figures["server_cpu_us"] = statistics.median(cpu)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -81,10 +82,13 @@ class LoadConfig:
     connections: int
     threads: int
     rounds: int = 3
+    #: at most this many seconds of waiting for a quiet machine before each measured run (0: none)
+    quiet_wait: float = 0.0
 
     def describe(self) -> str:
+        quiet = f", each after up to {self.quiet_wait:g} s of waiting for idle cores" if self.quiet_wait > 0 else ""
         return (f"{self.generator_label()}, {self.connections} connections, best of {self.rounds} alternating "
-                f"runs of {self.duration:g} s after a {self.warmup:g} s warm-up")
+                f"runs of {self.duration:g} s after a {self.warmup:g} s warm-up{quiet}")
 
     def with_connections(self, connections: int) -> LoadConfig:
         return replace(self, connections=connections)
@@ -130,13 +134,63 @@ def measured_load(config: LoadConfig, url: str, method: str, headers: dict[str, 
                   pid: int | None, mix: list[MixRequest] | None = None) -> dict[str, Any]:
     """:func:`run_load`, with the serving process's CPU time per request (``server_cpu_us``, user +
     system, microseconds) when its ``pid`` is ours: unlike req/s it leaves out the time the server
-    waited for a core (a virtual machine's slow spells still show in it)."""
+    waited for a core (a virtual machine's slow spells still show in it). Each run begins on a quiet
+    machine (:func:`wait_until_quiet`, ``quiet_wait_s``: the seconds it waited)."""
+    waited = wait_until_quiet(config.quiet_wait)
     before = proc_cpu_seconds(pid) if pid else None
     result = run_load(config, url, method, headers, duration, mix)
     after = proc_cpu_seconds(pid) if pid else None
     if before is not None and after is not None and result["requests"]:
         result["server_cpu_us"] = (after - before) / result["requests"] * 1e6
+    result["quiet_wait_s"] = waited
     return result
+
+
+#: the longest wait for a quiet machine before a measured run, unless ``--quiet-wait`` says otherwise
+QUIET_WAIT_S = 8.0
+#: a machine is quiet when its cores are busy for less than this share of a window of QUIET_WINDOW_S
+QUIET_BUSY_SHARE = 0.15
+QUIET_WINDOW_S = 0.25
+
+
+def cpu_jiffies() -> tuple[int, int] | None:
+    """(busy, total) time of all cores since boot, from ``/proc/stat`` (None where there is none).
+    Busy is user, nice, system, irq and softirq; idle, I/O wait and a hypervisor's steal are not."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu" or len(fields) < 5:
+        return None
+    values = [int(value) for value in fields[1:9]]
+    busy = values[0] + values[1] + values[2] + sum(values[5:7])
+    return busy, sum(values)
+
+
+def wait_until_quiet(max_wait: float, *, sample: Callable[[], tuple[int, int] | None] = cpu_jiffies,
+                     sleep: Callable[[float], None] = time.sleep) -> float:
+    """Wait, at most ``max_wait`` seconds, for a window in which the machine's cores are mostly idle;
+    the seconds waited. What another process still does after its run - a JVM compiling what the
+    last run made hot (a peer keeps a whole core busy for two seconds after its load stops), a
+    server collecting garbage - would otherwise slow the next run, whichever server it measures."""
+    if max_wait <= 0:
+        return 0.0
+    last = sample()
+    if last is None:
+        return 0.0
+    waited = 0.0
+    while waited < max_wait:
+        sleep(QUIET_WINDOW_S)
+        waited += QUIET_WINDOW_S
+        now = sample()
+        if now is None:
+            break
+        busy, total = now[0] - last[0], now[1] - last[1]
+        if total > 0 and busy <= QUIET_BUSY_SHARE * total:
+            break
+        last = now
+    return waited
 
 
 def _run_wrk(config: LoadConfig, url: str, method: str, headers: dict[str, str], duration: float,

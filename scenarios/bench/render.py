@@ -66,6 +66,7 @@ def render(report: Report) -> str:
                    "the runs made one after the other; jb0 = the same fake with --journal-bytes 0, no headers and "
                    "bodies kept;\n bare = plain Starlette answering the same bytes and "
                    "headers on the same path, served the same way: uvicorn on uvloop + httptools, one process)")
+        out += _quiet_waits(report.http)
         with_cpu = [row for row in report.http if row["fake"].get("cpu_ratio")]
         if with_cpu:
             out += ["", "Server CPU per request (user + system of the serving process / requests answered, median "
@@ -192,3 +193,11 @@ def render(report: Report) -> str:
     return "\n".join(out)
 
 
+def _quiet_waits(rows: list[dict[str, Any]]) -> list[str]:
+    """A line on the waits for idle cores before the runs (``--quiet-wait``), when there were any."""
+    waits = [wait for row in rows for server in [row.get(name) for name in ("bare", "fake", "lean")]
+             + list(row.get("peers", {}).values()) if server for wait in server.get("quiet_waits_s", ())]
+    if not waits or not max(waits):
+        return []
+    return [f"(each run began on idle cores: waited {sum(waits):.1f} s in all before {len(waits)} runs, "
+            f"at most {max(waits):.2f} s before one)"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -168,7 +169,7 @@ def test_the_mixed_part_reports_its_rows(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     assert bench.main(["--parts", "mixed", "--only", "member-export", "--no-kernel", "--generator", "python",
                        "--duration", "0.3", "--warmup", "0.1", "--rounds", "1", "--mix-connections", "2",
-                       "--json", str(out)]) == 0
+                       "--quiet-wait", "0", "--json", str(out)]) == 0
     figures = json.loads(out.read_text())
     (row,) = figures["mixed"]
     assert row["service"] == "member-export" and row["problems"] == []
@@ -216,6 +217,48 @@ def test_server_cpu_time_is_taken_per_request_around_a_load_run() -> None:
         unmeasured = measured_load(config, server.url + "/x", "GET", {}, 0.3, None)
     assert served["requests"] > 0 and served["server_cpu_us"] > 0
     assert "server_cpu_us" not in unmeasured  # not our process: nothing to read
+
+
+def test_each_measured_run_waits_for_idle_cores_up_to_its_limit() -> None:
+    from scenarios.bench.load import QUIET_WINDOW_S, wait_until_quiet
+
+    def machine(busy_shares: list[float]) -> tuple[Any, list[float]]:
+        """(busy, total) readings whose windows were busy for these shares in turn; and the sleeps."""
+        readings, busy, total = [(0, 0)], 0, 0
+        for share in busy_shares:
+            total += 200
+            busy += round(200 * share)
+            readings.append((busy, total))
+        sleeps: list[float] = []
+        return (lambda: readings.pop(0)), sleeps
+
+    sample, sleeps = machine([0.9, 0.6, 0.05, 0.9])  # a JVM's compiler busy for two windows, then idle
+    assert wait_until_quiet(8, sample=sample, sleep=sleeps.append) == 3 * QUIET_WINDOW_S
+    assert sleeps == [QUIET_WINDOW_S] * 3
+    sample, sleeps = machine([1.0] * 20)  # never quiet: the limit ends the wait
+    assert wait_until_quiet(1, sample=sample, sleep=sleeps.append) == pytest.approx(1.0)
+    sample, sleeps = machine([0.0])
+    assert wait_until_quiet(0, sample=sample, sleep=sleeps.append) == 0 and sleeps == []  # 0: no wait at all
+    assert wait_until_quiet(5, sample=lambda: None, sleep=sleeps.append) == 0 and sleeps == []  # no /proc/stat
+
+
+def test_the_cores_busy_time_is_read_from_proc_stat() -> None:
+    from scenarios.bench.load import cpu_jiffies
+
+    found = cpu_jiffies()
+    if not Path("/proc/stat").exists():
+        assert found is None
+        return
+    assert found is not None
+    busy, total = found
+    assert 0 < busy < total
+
+
+def test_a_negative_quiet_wait_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(["--parts", "http", "--quiet-wait", "-1"])
+    assert stopped.value.code == 2
+    assert "--quiet-wait takes seconds >= 0" in capsys.readouterr().err
 
 
 def _body_file(body: bytes) -> str:
