@@ -236,16 +236,14 @@ class FakeApp:
                  exchange: Exchange, live: LiveRequest | None) -> None:
         """Journal a request that broke client rules, and record the verdicts."""
         fake = self.fake
-        # shown without the request's credentials (fakes/kernel/redaction.py)
-        flagged = fake.verdict_log.redacted(flagged, exchange.request_headers, query, exchange.request_body)
-        # the client rules this request broke, as "<rule id>: <detail>" (verdicts keep the counts)
-        warnings = tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged)
+        verdicts = fake.verdict_log
+        # shown without the request's credentials (fakes/kernel/redaction.py), and the client rules
+        # this request broke as the journal's warnings, "<rule id>: <detail>" (verdicts keep the counts)
+        shown, warnings = verdicts.shown(flagged, exchange.request_headers, query, exchange.request_body)
         status = exchange.status
         seq = fake.journal.add(method, path, query, status, at_ms, warnings, exchange,
                                None if live is None else live.answered_by)
-        for rule, detail in flagged:
-            fake.verdict_log.record(rule, detail, {"method": method, "path": path, "query": query,
-                                                   "status": status, "epoch_ms": at_ms, "seq": seq}, shown=True)
+        verdicts.record_shown(shown, method, path, query, status, at_ms, seq)
 
     async def _ruled(self, live: LiveRequest, scope: Scope, receive: Receive, send: Send) -> None:
         """A request when fault or stub rules are set: the first fault that matches, else the

@@ -68,6 +68,9 @@ class Redactor:
         self._known: dict[tuple[str, bool], bool] = {}  # (name, header?) -> secret, for names seen lately
         self._secrets: dict[tuple[Any, ...], tuple[str, ...]] = {}  # (headers, query, body) -> secrets(), lately
         self._details: dict[tuple[Any, ...], str] = {}  # (text, secrets) -> detail(), lately
+        #: (verdicts, headers, query, body) -> what fakes/kernel/verdicts.py showed of them, lately
+        #: (``Verdicts.shown`` keeps it to MAX_REMEMBERED_REQUESTS requests of MAX_REMEMBERED_TEXT bytes)
+        self.verdicts_shown: dict[tuple[Any, ...], Any] = {}
         # a JSON string value (possibly cut off by the body limit)
         self._json = re.compile(r'("(?:' + _alternatives(self.fields) + r')"\s*:\s*)"((?:[^"\\]|\\.)*)"?')
 

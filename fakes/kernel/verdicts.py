@@ -16,12 +16,13 @@ import fnmatch
 import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, ClassVar, Literal, Protocol
 
 from starlette.requests import Request
 
 from .clock import iso_ms
-from .redaction import Redactor
+from .redaction import MAX_REMEMBERED_REQUESTS, MAX_REMEMBERED_TEXT, Redactor
 from .settings import SettingsError
 
 VERDICTS_KEY = "fakes.verdicts"
@@ -123,6 +124,52 @@ class Verdicts:
             return list(flagged)
         secrets = redactor.secrets(headers, query, body.decode("utf-8", "replace"))
         return [(rule, redactor.detail(detail, secrets)) for rule, detail in flagged]
+
+    def shown(self, flagged: list[tuple[ClientRule, str]], headers: list[tuple[bytes, bytes]], query: str,
+              body: bytes) -> tuple[list[tuple[ClientRule, str]], tuple[str, ...]]:
+        """:meth:`redacted` of a request's verdicts, and the journal's warnings of them ("<rule id>:
+        <detail>"). A client that breaks a rule usually sends the same requests again: what the
+        last MAX_REMEMBERED_REQUESTS requests of at most MAX_REMEMBERED_TEXT bytes (headers, query,
+        body) were shown as is kept with the redactor (every fake and world of the service shares
+        it) and given again to an equal request. Read both, change neither."""
+        redactor = self.redactor
+        if redactor is None:  # shown as sent
+            return flagged, tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged)
+        remembered = redactor.verdicts_shown
+        key = None
+        if len(query) + len(body) + sum(map(len, chain.from_iterable(headers))) <= MAX_REMEMBERED_TEXT:
+            key = (tuple(flagged), tuple(headers), query, body)
+            known: tuple[list[tuple[ClientRule, str]], tuple[str, ...]] | None = remembered.get(key)
+            if known is not None:
+                return known
+        shown = self.redacted(flagged, headers, query, body)
+        found = shown, tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in shown)
+        if key is not None:
+            if len(remembered) >= MAX_REMEMBERED_REQUESTS:
+                remembered.clear()
+            remembered[key] = found
+        return found
+
+    def record_shown(self, shown: list[tuple[ClientRule, str]], method: str, path: str, query: str, status: int,
+                     epoch_ms: int, seq: int) -> None:
+        """:meth:`record` each of a request's verdicts as :meth:`shown` gave them, without a dict
+        of the request per verdict (the journal's route for every flagged request)."""
+        counts, silenced, redactor = self._counts, self.silenced, self.redactor
+        if query and redactor is not None:
+            query = redactor.query(query)
+        for rule, detail in shown:
+            if rule.id in silenced:
+                continue
+            offence = {"method": method, "path": path, "query": query, "status": status, "epoch_ms": epoch_ms,
+                       "seq": seq, "detail": detail}
+            seen = counts.get(rule.id)
+            if seen is None:
+                if rule.id not in self.rules:
+                    self.rules = {**self.rules, rule.id: rule}
+                counts[rule.id] = {**rule.to_dict(), "count": 1, "first": offence, "last": offence}
+            else:
+                seen["count"] += 1
+                seen["last"] = offence
 
     def record(self, rule: ClientRule, detail: str, request: dict[str, Any], *, shown: bool = False) -> None:
         """Count an offence; ``request`` holds the offending request's method, path, query,

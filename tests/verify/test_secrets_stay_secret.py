@@ -171,3 +171,31 @@ def test_a_repeated_offence_is_redacted_like_the_first_and_other_credentials_too
     assert (((b"authorization", b"Bearer abcdefgh"),), "", "") in redactor._secrets  # remembered
     assert isinstance(found, tuple)  # shared with the memo, so it cannot be changed
     assert redactor.secrets([(b"authorization", b"Bearer abcdefgh")], "", "") == ("Bearer abcdefgh", "abcdefgh")
+
+
+def test_a_repeated_flagged_request_gets_the_same_shown_verdicts_only_when_all_of_it_is_equal() -> None:
+    """The journal's route for a flagged request keeps the last one's redacted verdicts and warnings:
+    the very same request gets them again; another credential, or a fake that shows secrets as sent,
+    works them out afresh."""
+    verdicts = LeakyNotes(seed=7).verdict_log
+    headers = [(b"authorization", b"Bearer abc12345"), (b"accept", b"*/*")]
+    flagged = [(OLD_PARAMETER, "token Bearer abc12345 sent")]
+    shown, warnings = verdicts.shown(flagged, headers, "page=2", b"")
+    assert shown == [(OLD_PARAMETER, "token [redacted] sent")]
+    assert warnings == (f"{OLD_PARAMETER.id}: token [redacted] sent",)
+    again = verdicts.shown(list(flagged), [tuple(pair) for pair in headers], "page=2", b"")
+    assert again[0] is shown and again[1] is warnings  # equal, not the same objects: remembered
+    assert LeakyNotes(seed=7).verdict_log.shown(flagged, headers, "page=2", b"")[0] is shown  # the service's
+    other_headers = [(b"authorization", b"Bearer zzz99999"), (b"accept", b"*/*")]
+    other = verdicts.shown([(OLD_PARAMETER, "token Bearer zzz99999 sent")], other_headers, "page=2", b"")
+    assert other[1] == warnings and other[0] is not shown
+    assert verdicts.shown(flagged, headers, "page=3", b"")[0] is not shown  # another query
+    as_sent = NotesFake(seed=7, journal_keep_secrets=True).verdict_log.shown(flagged, headers, "page=2", b"")
+    assert as_sent[1] == (f"{OLD_PARAMETER.id}: token Bearer abc12345 sent",)
+    # what the journal records of them: counts and the redacted query
+    verdicts.record_shown(shown, "GET", "/leaky", "api_key=qk-31337&page=2", 200, 1_000, 7)
+    verdicts.record_shown(shown, "GET", "/leaky", "page=2", 200, 2_000, 8)
+    verdict, = verdicts.to_list()
+    assert verdict["count"] == 2 and verdict["first"]["query"] == "api_key=[redacted]&page=2"
+    assert (verdict["first"]["seq"], verdict["last"]["seq"]) == (7, 8)
+    assert verdict["last"]["detail"] == "token [redacted] sent"
