@@ -25,10 +25,20 @@ class Lookups(CompanyLookups, PeopleLookups, MonitorLookups):
 
     def run(self, call: Call, params: Mapping[str, str], *, base: str, real: bool, body: Any = None,
             path_params: Mapping[str, str] | None = None) -> Answer:
+        """The operation's answer to the parameters as sent (400 for a bad one)."""
+        return self.answer(call, self.parse(call, params), base=base, real=real, body=body, path_params=path_params)
+
+    def parse(self, call: Call, params: Mapping[str, str]) -> dict[str, Any]:
+        """The operation's parameters as values (400 for a bad one); the same for the same ``params``."""
+        return parse_params(call, params, self.billing.error)
+
+    def answer(self, call: Call, parsed: dict[str, Any], *, base: str, real: bool, body: Any = None,
+               path_params: Mapping[str, str] | None = None) -> Answer:
+        """The operation's answer to parameters :meth:`parse` gave (read, never changed: they may be
+        shared by requests that sent the same query)."""
         handler = self.handlers.get(call.op.name)
         if handler is None:
             handler = self.handlers[call.op.name] = getattr(self, "op_" + call.op.name)
-        parsed = parse_params(call, params, self.billing.error)
         # the route's own dict as it is (handlers only read it): no copy per request
         given = path_params if path_params.__class__ is dict else dict(path_params or {})
         return handler(call, parsed, base, real, body, given)

@@ -19,3 +19,31 @@ def test_raw_response_headers_are_encoded_once_and_the_table_stays_small() -> No
         routes.RawResponse(b"", 200, {"X-N": str(n)}, "text/plain")
     assert len(http._ENCODED_PAIRS) <= http.MAX_REMEMBERED_QUERIES
 
+
+
+def test_a_query_parsed_once_is_answered_alike_and_bad_ones_are_refused_every_time() -> None:
+    """The route remembers the parsed parameters of an operation's query (bounded, 400s never): the
+    same query answers the same, a wrong key is still refused before the parameters count, and a
+    bad parameter is refused again and again."""
+    from fakes.enrichment import EnrichmentFake, routes
+
+    fake = EnrichmentFake(seed=0)
+    key = fake.create_account("sub_1899", credits=1000)["api_key"]
+    with fake.client(headers={"Authorization": f"Bearer {key}"}) as client:
+        query = "/v1/company/details?website=stripe.com&include_employee_count=true"
+        first, again = client.get(query), client.get(query)
+        assert first.status_code == again.status_code == 200 and first.content == again.content
+        assert "employee_count_range_min" in first.json()
+        assert ("company_details", b"website=stripe.com&include_employee_count=true") in routes._PARSED
+        assert client.get(query, headers={"Authorization": "Bearer wrong"}).status_code == 401
+        bad = "/v1/company/details?website=stripe.com&include_employee_count=maybe"
+        assert [client.get(bad).status_code for _ in range(2)] == [400, 400]
+        assert ("company_details", b"website=stripe.com&include_employee_count=maybe") not in routes._PARSED
+    with EnrichmentFake(seed=1).client() as other:  # another fake reads the same values (no key: 401 first)
+        assert other.get(query).status_code == 401
+    routes._PARSED.clear()
+    for n in range(routes.MAX_PARSED + 5):
+        routes._PARSED[("company_details", str(n).encode())] = {}
+    with fake.client(headers={"Authorization": f"Bearer {key}"}) as client:
+        assert client.get(query).status_code == 200
+    assert len(routes._PARSED) <= routes.MAX_PARSED
