@@ -2,10 +2,12 @@
 
 The requests go to the fake's ASGI app directly (no server, no client): the sample request, the
 service's whole realistic mix (``Fake.bench_mix``, as the mixed part replays it), or one request
-of the mix by its name. After unmeasured rounds (and ``settle_startup_objects``, as ``fakes
-serve`` runs it), counting is switched on for about 600 requests. What docs/benchmark.md gives as
-"in process, instructions per request" comes from here
-(``python -m scenarios.bench.probes counted SERVICE [sample|mix|NAME]``).
+of the mix by its name; or, for the floor (``floor``), the sample request to the bare Starlette
+app that answers its bytes: what the fake's app costs beside Starlette's own, without a server.
+After unmeasured rounds (and ``settle_startup_objects``, as ``fakes serve`` runs it), counting is
+switched on for about 600 requests. What docs/benchmark.md gives as "in process, instructions per
+request" comes from here
+(``python -m scenarios.bench.probes counted SERVICE [sample|mix|floor|NAME]``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 from .inprocess import asgi_scope
 from .instructions import _totals, valgrind_missing
 from .report import BENCH_SETTINGS
-from .servers import mix_requests
+from .servers import FRAMEWORK_HEADERS, bare_app, mix_requests
 from .subjects import build_fake
 
 COUNTED = 600
@@ -41,14 +43,32 @@ def loop_requests(fake: Any, which: str) -> list[dict[str, Any]]:
     return chosen
 
 
+#: ``which`` for the floor: bare Starlette answering the sample request's bytes, in the same loop
+FLOOR = "floor"
+
+
+def floor_app(fake: Any, request: dict[str, Any]) -> Any:
+    """The bare Starlette app the HTTP part serves as the floor, answering what the fake answers
+    ``request`` once it repeats it (status, body, the service's own headers: its second answer, as
+    the HTTP part takes the answer after the served fake's first; enrichment's first lookup is
+    paid, its repeats cached), called in process as the fake is."""
+    with fake.client() as client:
+        for _ in range(2):
+            answer = client.request(request["method"], request["path"], headers=request["headers"])
+    headers = {name: value for name, value in answer.headers.items() if name.lower() not in FRAMEWORK_HEADERS}
+    return bare_app(request["method"], request["path"], answer.content, answer.status_code,
+                    answer.headers.get("content-type", ""), headers)
+
+
 def child(service: str, which: str, requests_counted: int = COUNTED, warmup: int = WARMUP) -> int:
     """Run inside valgrind: the loop, counted between a zero and a dump; prints the requests counted."""
     fake = build_fake(service, BENCH_SETTINGS)
     try:
-        requests = loop_requests(fake, which)
+        requests = loop_requests(fake, "sample" if which == FLOOR else which)
     except ValueError as exc:
         print(f"ERROR {exc}", flush=True)
         return 2
+    app = floor_app(fake, requests[0]) if which == FLOOR else fake.app
 
     async def call(request: dict[str, Any]) -> None:
         messages = [{"type": "http.request", "body": request["body"].encode("latin-1"), "more_body": False}]
@@ -59,7 +79,7 @@ def child(service: str, which: str, requests_counted: int = COUNTED, warmup: int
         async def send(message: dict[str, Any]) -> None:
             pass
 
-        await fake.app(asgi_scope(request["method"], request["path"], request["headers"]), receive, send)
+        await app(asgi_scope(request["method"], request["path"], request["headers"]), receive, send)
 
     async def rounds(count: int) -> int:
         for _ in range(count):

@@ -8,9 +8,9 @@ requests of the mix) were sent N times more: what a view costs once records have
 garbage collector with every registered fake built, before and after ``settle_startup_objects``
 (what ``fakes serve`` runs before its first request).
 
-``python -m scenarios.bench.probes counted SERVICE [sample|mix|NAME]``: instructions per request of
-the sample request, the service's mix, or one request of the mix, in process, under callgrind
-(:mod:`.loopcount`; needs valgrind).
+``python -m scenarios.bench.probes counted SERVICE [sample|mix|floor|NAME]``: instructions per
+request of the sample request, the service's mix, or one request of the mix, in process, under
+callgrind (:mod:`.loopcount`; needs valgrind); ``floor``: bare Starlette answering the sample.
 """
 
 from __future__ import annotations
@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     counted_probe = probes.add_parser("counted", help="instructions per request in process (valgrind)")
     counted_probe.add_argument("service", choices=registry.service_names())
     counted_probe.add_argument("which", nargs="?", default="mix",
-                               help="sample, mix (default) or the name of one request of the mix")
+                               help="sample, mix (default), floor (bare Starlette answering the sample "
+                                    "request's bytes, in the same loop) or the name of one request of the mix")
     counted_probe.add_argument("--requests", type=int, default=loopcount.COUNTED,
                                help=f"about this many requests counted (default {loopcount.COUNTED})")
     counted_probe.add_argument("--warmup", type=int, default=None,

@@ -50,3 +50,32 @@ def test_the_counted_probe_counts_instructions_per_request_under_callgrind(capsy
     line = capsys.readouterr().out.strip()
     assert line.startswith("member-export sample: ") and line.endswith("(40 requests after 60)")
     assert int(line.split(": ")[1].split()[0].replace(",", "")) > 20_000  # the app alone: tens of thousands
+
+
+def test_the_floor_answers_in_process_what_the_fake_answers_its_sample_request() -> None:
+    import asyncio
+
+    from scenarios.bench.inprocess import asgi_scope
+    from scenarios.bench.loopcount import floor_app, loop_requests
+    from scenarios.bench.report import BENCH_SETTINGS
+    from scenarios.bench.subjects import build_fake
+
+    fake = build_fake("enrichment", BENCH_SETTINGS)
+    (sample,) = loop_requests(fake, "sample")
+    app = floor_app(fake, sample)
+    with fake.client() as client:  # the steady answer (the first lookup was paid, the later ones cached)
+        expected = client.request(sample["method"], sample["path"], headers=sample["headers"])
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    asyncio.run(app(asgi_scope(sample["method"], sample["path"], sample["headers"]), receive, send))
+    start, body = sent[0], sent[1]
+    assert start["status"] == expected.status_code and body["body"] == expected.content
+    headers = {name.decode(): value.decode() for name, value in start["headers"]}  # type: ignore[attr-defined]
+    assert headers["x-service-credit-cost"] == expected.headers["x-service-credit-cost"]
+    assert headers["content-type"] == expected.headers["content-type"]
