@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, dumps, encoded_headers, json_response, parse_query, read_json
+from fakes.kernel.http import bearer_token, dumps, encoded_header_list, json_response, parse_query, read_json
 from fakes.kernel.limits import BodyTooLarge
 from fakes.kernel.verdicts import ClientRule, flag
 
@@ -221,18 +221,14 @@ MAX_PARSED_QUERY = 512
 
 
 class RawResponse(Response):
-    """A response whose header list is built here in one pass (Starlette's init_headers re-lowers and
-    re-scans every header; this is the hot path of every call)."""
+    """A response whose header list is the kernel's ``encoded_header_list`` (Starlette's init_headers
+    re-lowers and re-scans every header; this is the hot path of every call)."""
 
     def __init__(self, body: bytes, status: int, headers: dict[str, str], media_type: str) -> None:
         self.status_code = status
         self.body = body
         self.background = None
-        raw = encoded_headers(headers)  # the few names and values every answer repeats, encoded once
-        raw.append((b"content-length", str(len(body)).encode()))
-        raw.append((b"content-type", (media_type + "; charset=utf-8" if media_type.startswith("text/")
-                                      else media_type).encode()))
-        self.raw_headers = raw
+        self.raw_headers = encoded_header_list(media_type, len(body), headers)
 
 
 class StreamedResponse(Response):

@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 from starlette.responses import Response
 
+from fakes.kernel.http import encoded_header_list
 from fakes.kernel.verdicts import Broken
 
 
@@ -20,41 +21,14 @@ def cached_response(body: bytes, media_type: str | None, headers: dict[str, str]
                     allowance: dict[str, str], status: int = 200) -> Response:
     """What ``Response(body, media_type=..., headers={**headers, **allowance})`` sends, the same
     header list in the same order, without Starlette building and checking it per request (a
-    repeated page's largest cost after the routing): a list already encoded for the same shape
-    (media type, length, headers and allowance) is sent again, copied."""
+    repeated page's largest cost after the routing; the kernel's ``encoded_header_list``)."""
     response = Response.__new__(Response)
     response.status_code = status
     response.body = body
     response.background = None
     response.media_type = media_type
-    shape = (media_type, len(body), tuple(headers.items()), tuple(allowance.items()))
-    raw = _ENCODED_LISTS.get(shape)
-    if raw is None:
-        raw = tuple(_encoded_list(body, media_type, headers, allowance))
-        if sum(len(name) + len(value) for name, value in raw) <= MAX_ENCODED_LIST_BYTES:  # long ones: each time
-            if len(_ENCODED_LISTS) >= MAX_ENCODED_LISTS:  # a key with a quota counts down: bounded all the same
-                _ENCODED_LISTS.clear()
-            _ENCODED_LISTS[shape] = raw
-    response.raw_headers = list(raw)
+    response.raw_headers = encoded_header_list(media_type, len(body), headers, allowance)
     return response
-
-
-def _encoded_list(body: bytes, media_type: str | None, headers: dict[str, str],
-                  allowance: dict[str, str]) -> list[tuple[bytes, bytes]]:
-    raw = [(name.lower().encode("latin-1"), value.encode("latin-1"))
-           for name, value in {**headers, **allowance}.items()]
-    raw.append((b"content-length", str(len(body)).encode("latin-1")))
-    if media_type is not None:
-        if media_type.startswith("text/") and "charset=" not in media_type.lower():
-            media_type += "; charset=" + Response.charset
-        raw.append((b"content-type", media_type.encode("latin-1")))
-    return raw
-
-
-MAX_ENCODED_LISTS = 1024
-MAX_ENCODED_LIST_BYTES = 2048
-_ENCODED_LISTS: dict[tuple[str | None, int, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]],
-                     tuple[tuple[bytes, bytes], ...]] = {}
 
 
 CacheKey = tuple[int, int, int, str, str, bytes, str, str, str]

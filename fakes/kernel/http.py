@@ -419,6 +419,38 @@ def encoded_headers(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
 _ENCODED_PAIRS: dict[tuple[str, str], tuple[bytes, bytes]] = {}
 
 
+def encoded_header_list(media_type: str | None, length: int, headers: Mapping[str, str],
+                        extra: Mapping[str, str] | None = None) -> list[tuple[bytes, bytes]]:
+    """The ASGI header list ``Response(body, media_type=..., headers={**headers, **extra})`` sends
+    for a body of ``length`` bytes, in its order (names lower-cased, ``content-length``, then
+    ``content-type`` with ``; charset=utf-8`` on a text type that names none), without Starlette
+    building and checking it per request: a list already encoded for the same shape (media type,
+    length, headers) is copied. At most MAX_ENCODED_LISTS shapes of at most
+    MAX_ENCODED_LIST_BYTES each are remembered (a count that moves on each call is bounded too)."""
+    shape = (media_type, length, tuple(headers.items()), tuple(extra.items()) if extra else ())
+    raw = _ENCODED_LISTS.get(shape)
+    if raw is None:
+        merged = {**headers, **extra} if extra else headers
+        encoded = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in merged.items()]
+        encoded.append((b"content-length", str(length).encode("latin-1")))
+        if media_type is not None:
+            if media_type.startswith("text/") and "charset=" not in media_type.lower():
+                media_type += "; charset=" + Response.charset
+            encoded.append((b"content-type", media_type.encode("latin-1")))
+        raw = tuple(encoded)
+        if sum(len(name) + len(value) for name, value in raw) <= MAX_ENCODED_LIST_BYTES:  # long ones: each time
+            if len(_ENCODED_LISTS) >= MAX_ENCODED_LISTS:
+                _ENCODED_LISTS.clear()
+            _ENCODED_LISTS[shape] = raw
+    return list(raw)
+
+
+MAX_ENCODED_LISTS = 1024
+MAX_ENCODED_LIST_BYTES = 2048
+_ENCODED_LISTS: dict[tuple[str | None, int, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]],
+                     tuple[tuple[bytes, bytes], ...]] = {}
+
+
 def bearer_token(request: Request) -> str | None:
     """The token of an ``Authorization: Bearer`` header, or None."""
     raw = b""

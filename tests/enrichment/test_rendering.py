@@ -1,24 +1,42 @@
-"""The answer rendering of the enrichment fake: headers encoded once per distinct short name and
-value (the kernel's ``encoded_headers``, which video's answers use too)."""
+"""The answer rendering of the enrichment fake: header lists encoded once per shape (the kernel's
+``encoded_header_list``, which filings' repeated pages use too) and pairs once per distinct short
+name and value (``encoded_headers``, which video's answers use)."""
 
 from __future__ import annotations
 
 
-def test_raw_response_headers_are_encoded_once_and_the_table_stays_small() -> None:
+def test_raw_response_headers_are_encoded_once_per_shape_and_the_table_stays_small() -> None:
     from fakes.enrichment import routes
     from fakes.kernel import http
 
     headers = {"X-Credit-Cost": "3", "X-Long": "v" * 130}
     first = routes.RawResponse(b"{}", 200, headers, "application/json")
-    again = routes.RawResponse(b"{}", 200, headers, "application/json")
+    again = routes.RawResponse(b"{}", 200, dict(headers), "application/json")
     assert first.raw_headers == again.raw_headers == [
         (b"x-credit-cost", b"3"), (b"x-long", b"v" * 130), (b"content-length", b"2"),
         (b"content-type", b"application/json")]
+    assert first.raw_headers is not again.raw_headers  # a copy each: a caller may extend its own
+    assert ("application/json", 2, tuple(headers.items()), ()) in http._ENCODED_LISTS
+    rss = routes.RawResponse(b"<rss/>", 200, {"X-Credit-Cost": "0"}, "text/xml")
+    assert dict(rss.raw_headers)[b"content-type"] == b"text/xml; charset=utf-8"
+    long_value = "x" * (http.MAX_ENCODED_LIST_BYTES + 1)
+    assert dict(routes.RawResponse(b"", 200, {"X-Long": long_value}, "text/plain").raw_headers)[b"x-long"] == \
+        long_value.encode()
+    assert not any(("X-Long", long_value) in shape[2] for shape in http._ENCODED_LISTS)
+    for n in range(http.MAX_ENCODED_LISTS + 10):
+        routes.RawResponse(b"", 200, {"X-N": str(n)}, "text/plain")
+    assert len(http._ENCODED_LISTS) <= http.MAX_ENCODED_LISTS
+
+
+def test_header_pairs_are_encoded_once_and_their_table_stays_small() -> None:
+    from fakes.kernel import http
+
+    assert http.encoded_headers({"X-Credit-Cost": "3", "X-Long": "v" * 130}) == [
+        (b"x-credit-cost", b"3"), (b"x-long", b"v" * 130)]
     assert ("X-Credit-Cost", "3") in http._ENCODED_PAIRS and ("X-Long", "v" * 130) not in http._ENCODED_PAIRS
     for n in range(http.MAX_REMEMBERED_QUERIES + 10):
-        routes.RawResponse(b"", 200, {"X-N": str(n)}, "text/plain")
+        http.encoded_headers({"X-N": str(n)})
     assert len(http._ENCODED_PAIRS) <= http.MAX_REMEMBERED_QUERIES
-
 
 
 def test_a_query_parsed_once_is_answered_alike_and_bad_ones_are_refused_every_time() -> None:

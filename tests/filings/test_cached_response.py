@@ -45,9 +45,9 @@ def test_a_shape_sent_again_is_the_same_list_and_each_answer_has_its_own() -> No
 
 
 def test_long_header_lists_are_sent_but_not_remembered() -> None:
-    from fakes.filings import response_cache
+    from fakes.kernel import http
 
-    long_value = "x" * (response_cache.MAX_ENCODED_LIST_BYTES + 1)
+    long_value = "x" * (http.MAX_ENCODED_LIST_BYTES + 1)
     sent = cached_response(b"{}", "application/json", {"X-Long": long_value}, ALLOWANCE)
     assert dict(sent.raw_headers)[b"x-long"] == long_value.encode()
-    assert not any(("X-Long", long_value) in shape[2] for shape in response_cache._ENCODED_LISTS)
+    assert not any(("X-Long", long_value) in shape[2] for shape in http._ENCODED_LISTS)
