@@ -24,6 +24,7 @@ COUNTRIES = (("US", "United States", "US-CA"), ("US", "United States", "US-NY"),
              ("SG", "Singapore", "SG-01"), ("NL", "Netherlands", "NL-NH"))
 
 
+@functools.lru_cache(maxsize=4096)  # answers repeat the same instants (a virtual clock stands still)
 def iso_ms(epoch_ms: int) -> str:
     return utc_datetime(epoch_ms).strftime("%Y-%m-%dT%H:%M:%SZ")  # the kernel's: exact, safe past year 9999
 
