@@ -38,19 +38,23 @@ def dumps(content: Any) -> bytes:
 
 
 class JSONResponse(Response):
-    """Compact UTF-8 JSON (orjson); cheaper than Starlette's. Without headers of its own (the common
-    answer) its two headers are built directly, as Starlette's ``init_headers`` would build them."""
+    """Compact UTF-8 JSON (orjson); cheaper than Starlette's. Its header list is the one Starlette's
+    ``init_headers`` would build: without headers of its own (the common answer) its two headers
+    built directly, with them (an error's) from :func:`encoded_header_list`."""
 
     media_type = "application/json"
 
     def __init__(self, content: Any = None, status_code: int = 200, headers: Mapping[str, str] | None = None,
                  media_type: str | None = None, background: Any = None) -> None:
-        if headers is None and media_type is None and background is None and status_code >= 200 \
-                and status_code not in (204, 304) and self.media_type == "application/json":
+        if media_type is None and background is None and status_code >= 200 and status_code not in (204, 304) \
+                and self.media_type == "application/json":
             self.status_code = status_code
             self.background = None
             self.body = body = dumps(content)
-            self.raw_headers = [(b"content-length", str(len(body)).encode("latin-1")), _JSON_TYPE]
+            if headers is None:
+                self.raw_headers = [(b"content-length", str(len(body)).encode("latin-1")), _JSON_TYPE]
+            else:  # an error's answer with the service's headers: encoded once per shape
+                self.raw_headers = encoded_header_list("application/json", len(body), headers)
         else:
             super().__init__(content, status_code, headers, media_type, background)
 
@@ -422,18 +426,21 @@ _ENCODED_PAIRS: dict[tuple[str, str], tuple[bytes, bytes]] = {}
 def encoded_header_list(media_type: str | None, length: int, headers: Mapping[str, str],
                         extra: Mapping[str, str] | None = None) -> list[tuple[bytes, bytes]]:
     """The ASGI header list ``Response(body, media_type=..., headers={**headers, **extra})`` sends
-    for a body of ``length`` bytes, in its order (names lower-cased, ``content-length``, then
-    ``content-type`` with ``; charset=utf-8`` on a text type that names none), without Starlette
-    building and checking it per request: a list already encoded for the same shape (media type,
-    length, headers) is copied. At most MAX_ENCODED_LISTS shapes of at most
-    MAX_ENCODED_LIST_BYTES each are remembered (a count that moves on each call is bounded too)."""
+    for a body of ``length`` bytes (a status that has one), in its order (names lower-cased, then
+    ``content-length`` and ``content-type`` - with ``; charset=utf-8`` on a text type that names
+    none - unless the headers hold them), without Starlette building and checking it per request:
+    a list already encoded for the same shape (media type, length, headers) is copied. At most
+    MAX_ENCODED_LISTS shapes of at most MAX_ENCODED_LIST_BYTES each are remembered (a count that
+    moves on each call is bounded too)."""
     shape = (media_type, length, tuple(headers.items()), tuple(extra.items()) if extra else ())
     raw = _ENCODED_LISTS.get(shape)
     if raw is None:
         merged = {**headers, **extra} if extra else headers
         encoded = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in merged.items()]
-        encoded.append((b"content-length", str(length).encode("latin-1")))
-        if media_type is not None:
+        given = {name for name, _ in encoded}
+        if b"content-length" not in given:
+            encoded.append((b"content-length", str(length).encode("latin-1")))
+        if media_type is not None and b"content-type" not in given:
             if media_type.startswith("text/") and "charset=" not in media_type.lower():
                 media_type += "; charset=" + Response.charset
             encoded.append((b"content-type", media_type.encode("latin-1")))

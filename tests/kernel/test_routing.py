@@ -215,6 +215,21 @@ def test_json_bytes_response_sends_what_starlette_would() -> None:
     assert JSONBytesResponse(body, 201).raw_headers == Response(body, 201, media_type="application/json").raw_headers
 
 
+@pytest.mark.parametrize("headers", [None, {"X-Cost": "0"}, {"X-B": "2", "Retry-After": "3"},
+                                     {"Content-Type": "application/problem+json"}, {"content-length": "9"}])
+@pytest.mark.parametrize("status", [200, 201, 204, 401, 429])
+def test_json_response_with_or_without_headers_sends_what_starlette_would(headers: dict[str, str] | None,
+                                                                          status: int) -> None:
+    from fakes.kernel.http import JSONResponse as KernelJSONResponse
+
+    for _ in range(2):  # built, then copied from the encoded lists
+        ours = KernelJSONResponse({"detail": "x"}, status, headers)
+        theirs = Response(ours.body, status, headers, media_type="application/json")
+        assert ours.raw_headers == theirs.raw_headers and ours.body == b'{"detail":"x"}'
+    ours.raw_headers.append((b"x-later", b"1"))  # a caller extends its own list, not the remembered one
+    assert (b"x-later", b"1") not in KernelJSONResponse({"detail": "x"}, status, headers).raw_headers
+
+
 def test_a_mount_is_remembered_and_routed_as_starlette_routes_it(monkeypatch: pytest.MonkeyPatch) -> None:
     router = ServiceRouter(routes())
     tried: list[str] = []

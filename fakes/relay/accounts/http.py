@@ -21,7 +21,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import check_json_value, json_response, parse_query
+from fakes.kernel.http import check_json_value, header_value, json_response, named_header, parse_query
 from fakes.kernel.limits import limit_body, route_cap
 
 from .. import bodies
@@ -48,19 +48,21 @@ def accounts_of(request: Request) -> Accounts:
 
 def client_of(request: Request) -> str:
     """The calling runtime from the client header (attribution only: treg ``_norm_client``)."""
-    return norm_client(request.headers.get(model_of(request).h.client))
+    return norm_client(named_header(request, model_of(request).h.client))
 
 
 def credentials(request: Request) -> tuple[str | None, str | None, str | None]:
-    """(token, session cookie, org header) as the relay reads them."""
+    """(token, session cookie, org header) as the relay reads them: read from the scope as
+    Starlette's ``Headers`` would give them, without building it (every account route asks)."""
     model = model_of(request)
     h = model.h
-    token = request.headers.get(h.token)
+    token = named_header(request, h.token)
     if not token:
-        scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
+        scheme, _, bearer = (header_value(request, b"authorization") or "").partition(" ")
         token = bearer.strip() if scheme.lower() == "bearer" and bearer.strip() else None
-    cookie = request.cookies.get(session_cookie(model))
-    return token, cookie, request.headers.get(h.org) or None
+    # Starlette parses the first Cookie header into request.cookies: only when there is one
+    cookie = request.cookies.get(session_cookie(model)) if header_value(request, b"cookie") is not None else None
+    return token, cookie, named_header(request, h.org) or None
 
 
 def session_cookie(model: ModelView) -> str:
