@@ -8,11 +8,10 @@ behaviour is a setting away: ``cost_header="X-NinjaPear-Credit-Cost"``,
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from fakes.kernel.settings import FakeSettings, SettingsError
+from fakes.kernel.settings import FakeSettings, SettingsError, is_header_name
 
 from .operations import OPERATIONS
 
@@ -114,7 +113,7 @@ class EnrichmentSettings(FakeSettings):
 
     def __post_init__(self) -> None:
         checks = [
-            (all(_header_name(name) for name in (self.cost_header, self.cache_age_header,
+            (all(is_header_name(name) for name in (self.cost_header, self.cache_age_header,
                                                   self.enrichment_status_header)),
              "cost_header, cache_age_header and enrichment_status_header must be header names"),
             (set(self.coverage_weights) == set(COVERAGE_BANDS)
@@ -161,10 +160,6 @@ class EnrichmentSettings(FakeSettings):
 
     def cost(self, operation: str) -> float:
         return self.costs.get(operation, DEFAULT_COSTS[operation])
-
-
-def _header_name(name: object) -> bool:
-    return isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}", name) is not None
 
 
 def _finite_at_least_0(value: object) -> bool:

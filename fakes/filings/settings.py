@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fakes.kernel.settings import FakeSettings, SettingsError
+from fakes.kernel.settings import FakeSettings, SettingsError, is_header_name
 
 from .catalogue.generator import Scale, ScaleError
 
@@ -66,6 +66,8 @@ class FilingsSettings(FakeSettings):
             problems.append("quotas and processing_delay_s must be >= 0")
         if max(quotas) > MAX_QUOTA:
             problems.append(f"quotas must be at most {MAX_QUOTA} calls a year (0 = unlimited)")
+        if not is_header_name(self.api_key_header):
+            problems.append(f"api_key_header must be a header name such as X-API-Key, got {self.api_key_header!r}")
         if self.webhook_other_hosts not in ("record", "refuse"):
             problems.append("webhook_other_hosts must be record or refuse")
         limits = (self.watchlist_limit, self.webhook_limit, self.webhook_log_size, self.webhook_backlog,

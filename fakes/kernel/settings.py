@@ -10,6 +10,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -18,6 +19,16 @@ from typing import Any, TypeVar
 from .http import ascii_int
 
 S = TypeVar("S", bound="FakeSettings")
+
+
+def is_header_name(name: object) -> bool:
+    """Whether a setting names an HTTP header: a token of 1 to 100 ASCII characters (RFC 9110),
+    which every server and client can send and the scope holds as latin-1 bytes. A setting that
+    names a header is checked with it when the fake is made, not at its first request."""
+    return isinstance(name, str) and _HEADER_NAME.fullmatch(name) is not None
+
+
+_HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}")
 
 
 class SettingsError(ValueError):

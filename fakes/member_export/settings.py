@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fakes.kernel.settings import FakeSettings, SettingsError
+from fakes.kernel.settings import FakeSettings, SettingsError, is_header_name
 
 from .domains import DOMAINS
 
@@ -79,6 +79,8 @@ class MemberExportSettings(FakeSettings):
         """Refuse settings that would only fail later, at the first request that needs them."""
         checks = [
             (self.page_size >= 1, "page_size must be >= 1"),
+            (is_header_name(self.version_header),
+             f"version_header must be a header name such as LinkedIn-Version, got {self.version_header!r}"),
             (1 <= self.changelog_default_count <= self.changelog_max_count,
              "changelog_default_count must be between 1 and changelog_max_count"),
             (self.changelog_retention_days >= 1, "changelog_retention_days must be >= 1"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fakes.kernel.settings import FakeSettings, SettingsError
+from fakes.kernel.settings import FakeSettings, SettingsError, is_header_name
 
 
 @dataclass
@@ -61,7 +61,7 @@ class RelaySettings(FakeSettings):
         if self.error_envelope not in ("flat", "detail"):
             raise SettingsError(f"error_envelope must be flat or detail, got {self.error_envelope!r}")
         prefix = self.header_prefix.strip()
-        if not prefix or not all(ch.isalnum() or ch == "-" for ch in prefix) or prefix.endswith("-"):
+        if not is_header_name(prefix) or not all(ch.isalnum() or ch == "-" for ch in prefix) or prefix.endswith("-"):
             raise SettingsError(f"header_prefix must be a header name such as X-Proxy, got {self.header_prefix!r}")
         for name in ("start_balance_micro", "max_in_flight", "max_per_second", "retry_after_s",
                      "idempotency_ttl_s", "upstream_latency_ms", "upstream_rate_limit", "platform_daily_cap_micro",

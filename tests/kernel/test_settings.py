@@ -74,3 +74,19 @@ def test_a_bad_setting_of_any_service_is_a_settings_error(service: str) -> None:
         for raw in BAD_TEXT.get(kind, []) + BAD_JSON.get(kind, []):
             with contextlib.suppress(SettingsError):
                 make_fakes([service], seed=0, clock="manual", settings={service: {row["name"]: raw}})
+
+
+@pytest.mark.parametrize(("service", "setting", "real"), [
+    ("filings", "api_key_header", "X-API-Key"), ("member-export", "version_header", "LinkedIn-Version"),
+    ("enrichment", "cost_header", "X-Credit-Cost"), ("relay", "header_prefix", "X-Treg")])
+@pytest.mark.parametrize("bad", ["X-Kéy€", "X-Жук", "bad name", "bad:name", "", "x" * 101])
+def test_a_header_name_setting_that_no_client_could_send_is_refused_when_the_fake_is_made(
+        service: str, setting: str, real: str, bad: str) -> None:
+    """Not at its first request (a name that is no latin-1 token made every request a 500)."""
+    from fakes.kernel.settings import is_header_name
+
+    cls = registry.fake_class(service)
+    with pytest.raises(SettingsError):
+        cls(seed=0, **cls.settings_for_tests(), **{setting: bad})
+    fake = cls(seed=0, **cls.settings_for_tests(), **{setting: real})
+    assert fake.settings.__dict__[setting] == real and is_header_name(real) and not is_header_name(bad)
