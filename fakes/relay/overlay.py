@@ -6,7 +6,7 @@ searched, viewed and extended here. Part of :class:`fakes.relay.model.RelayModel
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from fakes.kernel.errors import ControlError
 from fakes.kernel.http import dumps
@@ -24,6 +24,7 @@ ENTRY_KINDS = ("email", "verify", "person", "match", "company", "people", "looka
 ENTRY_STATUSES = ("retired", "broken")
 #: catalogue answers kept per model, and the longest query kept (longer ones are worked out each time)
 MAX_VIEWS = 4096
+T = TypeVar("T")
 MAX_VIEW_KEY = 256
 
 
@@ -100,6 +101,18 @@ class CatalogueOverlay:
         found: bytes = self._view(("json", *key), lambda: dumps(make()))
         return found
 
+    def with_facts(self, key: tuple[Any, ...], facts: Any, make: Callable[[], T]) -> T:
+        """``make()``, a function of the catalogue and of ``facts`` (what it reads beyond the
+        catalogue, as a value compared with ``==``): kept with the facts it was made from, like the
+        catalogue's reads (until it changes); asked again with equal facts, the same answer."""
+        held: list[Any] = self._view(("facts", *key), list)
+        if held and held[0] == facts:
+            found: T = held[1]
+            return found
+        value = make()
+        held[:] = [facts, value]
+        return value
+
     def catalogue_text(self, key: tuple[Any, ...], make: Callable[[], str]) -> str:
         """A page worked out from the catalogue and the settings alone, kept like the reads themselves."""
         found: str = self._view(("text", *key), make)
@@ -122,6 +135,12 @@ class CatalogueOverlay:
                     for capability in sorted(groups)]
 
         found: list[tuple[str, list[Entry]]] = self._view(("curated",), make)
+        return found
+
+    def curated_ids(self) -> list[str]:
+        """The ids of :meth:`curated_groups`' entries, in the page's order."""
+        found: list[str] = self._view(("curated-ids",), lambda: [
+            str(entry["id"]) for _capability, entries in self.curated_groups() for entry in entries])
         return found
 
     def search(self, query: str, limit: int) -> dict[str, Any]:

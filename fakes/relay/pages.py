@@ -30,6 +30,17 @@ def _price(cost: dict[str, object] | None) -> str:
 
 
 def use_cases(fake: ServedRelay, markdown: bool) -> str:
+    """The page, worked out again only when the catalogue or a listed endpoint's counts changed."""
+    model = fake.model
+    stats = model.stats
+    counts = [count for entry_id in model.curated_ids() for count in stats.get(entry_id, _NONE)]
+    return model.with_facts(("use-cases", markdown), counts, lambda: _use_cases(fake, markdown))
+
+
+_NONE = (0, 0)
+
+
+def _use_cases(fake: ServedRelay, markdown: bool) -> str:
     model = fake.model
     lines = ["# Use cases" if markdown else "USE CASES", "",
              "Providers per job, compared on price and on the success rate measured from the calls this relay "
@@ -48,11 +59,19 @@ def use_cases(fake: ServedRelay, markdown: bool) -> str:
     return "\n".join(lines)
 
 
+_WORKFLOW_STEPS = frozenset(entry_id for _slug, _title, steps in WORKFLOWS for entry_id in steps)
+
+
 def workflows(fake: ServedRelay, markdown: bool) -> str:
+    """The page, worked out again only when the catalogue or a step's receipt changed."""
+    receipts = fake.model.calls.receipts(_WORKFLOW_STEPS)
+    return fake.model.with_facts(("workflows", markdown), receipts, lambda: _workflows(fake, markdown, receipts))
+
+
+def _workflows(fake: ServedRelay, markdown: bool, receipts: dict[str, tuple[int, int]]) -> str:
     model = fake.model
     lines = ["# Workflows" if markdown else "WORKFLOWS", "", "Chained jobs, with the receipt of the last run on "
              "this relay (calls answered and micro-USD charged per step).", ""]
-    receipts = model.calls.receipts({entry_id for _slug, _title, steps in WORKFLOWS for entry_id in steps})
     for slug, title, steps in WORKFLOWS:
         lines.append(f"## {title} (`{slug}`)" if markdown else f"{title} ({slug}):")
         for number, entry_id in enumerate(steps, 1):

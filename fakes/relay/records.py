@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from collections.abc import Set as AbstractSet
+from typing import Any, TypeVar
 
 from fakes.kernel.clock import MAX_EPOCH_MS
 from fakes.kernel.statecheck import StateReader, check_text, refuse
@@ -24,6 +25,9 @@ from .calltally import DAY_MS, CallTally, DayTally
 from .ledger import MAX_AMOUNT
 
 MAX_CALL_RECORDS = 20_000
+#: renderings of records a listing keeps (rendered_of_team): a few pages of the largest listing
+RENDERINGS_KEPT = 1_000
+T = TypeVar("T")
 _SEQ_DIGITS = 10  # call ids are "call_<prefix><10 hex digits of the sequence number>"
 CREDENTIALS = ("own_tool", "secret", "relay_key")
 TIERS = {"own_tool": "tool", "secret": "credential", "relay_key": "platform"}
@@ -61,6 +65,9 @@ class CallRecords:
         self._count = 0  # filled slots
         self._tally = CallTally()  # the counts of the records in the window (calltally.py)
         self._other: OrderedDict[str, _Other] = OrderedDict()
+        # slot -> (sequence number, rendering) of rendered_of_team; dropped when the slot is written
+        self._renderings: dict[int, tuple[int, Any]] = {}
+        self._renderer: Callable[[dict[str, Any]], Any] | None = None
 
     def _seq_of(self, call_id: str) -> int:
         """The sequence number of one of this model's call ids, else 0."""
@@ -95,6 +102,8 @@ class CallRecords:
         if self._seq[slot] == seq:
             self._routed[slot] = routed_id
             self._replay_of[slot] = replay_of
+            if self._renderings:
+                self._renderings.pop(slot, None)
 
     def _grow(self, slot: int) -> None:
         """Make room for ``slot`` (doubling, so a run of calls grows the arrays a few times)."""
@@ -129,6 +138,8 @@ class CallRecords:
                     and self._at[slot] // DAY_MS == epoch_ms // DAY_MS
                     and self._tally.renew(team_id, who[0], who[1], endpoint_id, self._cost[slot], cost_micro,
                                           epoch_ms)):
+                if self._renderings:
+                    self._renderings.pop(slot, None)
                 self._newest = self._seq[slot] = seq
                 self._status[slot] = status
                 self._cost[slot] = cost_micro
@@ -141,6 +152,8 @@ class CallRecords:
                 self._advance(seq)
             else:  # the window still starts at call 1: no record falls out of it
                 self._newest = seq
+        if self._renderings:
+            self._renderings.pop(slot, None)
         if held == 0:
             self._count += 1
         elif held > self._newest - limit:  # still counted: its counts go with it
@@ -215,23 +228,46 @@ class CallRecords:
     def of_team(self, team_id: str, limit: int, *, before_seq: int | None = None, since_ms: int = 0,
                 user_email: str | None = None) -> list[dict[str, Any]]:
         """The team's newest records first (its own calls, then imported ones), at most ``limit``."""
-        rows: list[dict[str, Any]] = []
+        return self.rendered_of_team(team_id, limit, _as_is, before_seq=before_seq, since_ms=since_ms,
+                                     user_email=user_email, keep=False)
+
+    def rendered_of_team(self, team_id: str, limit: int, render: Callable[[dict[str, Any]], T], *,
+                         before_seq: int | None = None, since_ms: int = 0, user_email: str | None = None,
+                         keep: bool = True) -> list[T]:
+        """:meth:`of_team`'s records, each as ``render`` (a function of the record alone) makes it
+        from the record's dict. An own record's rendering is kept until its slot is written again
+        (at most ``RENDERINGS_KEPT`` of them, for the last ``render`` asked): a listing asked again
+        and again, as a dashboard polls it, renders only the calls made since."""
+        rows: list[T] = []
+        kept = self._renderings
+        if keep and self._renderer is not render:
+            kept.clear()
+            self._renderer = render
         for seq, slot in self._own_slots(newest_first=True):
             if len(rows) >= limit:
                 return rows
             if (self._team[slot] != team_id or (before_seq is not None and seq >= before_seq)
                     or self._at[slot] < since_ms or (user_email is not None and self._who[slot][0] != user_email)):
                 continue
-            rows.append({"seq": seq, **self._record(self.call_id(seq), slot)})
+            held = kept.get(slot) if keep else None
+            if held is not None and held[0] == seq:
+                rows.append(held[1])
+                continue
+            rendered = render({"seq": seq, **self._record(self.call_id(seq), slot)})
+            if keep:
+                if len(kept) >= RENDERINGS_KEPT:
+                    kept.clear()  # bounded: a listing past it renders afresh, none is wrong
+                kept[slot] = (seq, rendered)
+            rows.append(rendered)
         for call_id, row in reversed(self._other.items()):
             if len(rows) >= limit:
                 break
             texts = row[0]
             if texts[3] == team_id and row[3] >= since_ms and (user_email is None or texts[6][0] == user_email):
-                rows.append({"seq": None, **_record(call_id, *row)})
+                rows.append(render({"seq": None, **_record(call_id, *row)}))
         return rows
 
-    def receipts(self, endpoint_ids: set[str]) -> dict[str, tuple[int, int]]:
+    def receipts(self, endpoint_ids: AbstractSet[str]) -> dict[str, tuple[int, int]]:
         """endpoint id -> (calls recorded, micro-USD charged) for those of ``endpoint_ids`` called."""
         counted = self._tally.endpoints
         found = {endpoint: list(counted[endpoint]) for endpoint in endpoint_ids if endpoint in counted}
@@ -355,4 +391,8 @@ def _record(call_id: str, texts: Texts, status: int, cost: int, epoch_ms: int) -
         record["routed_id"] = routed_id
     if who is not NOBODY:
         record["user_email"], record["client"], record["tags"], record["method"] = who
+    return record
+
+
+def _as_is(record: dict[str, Any]) -> dict[str, Any]:
     return record

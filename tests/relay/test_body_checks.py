@@ -120,3 +120,36 @@ def test_a_pattern_ending_in_dollar_refuses_a_final_newline(fake: RelayFake, val
     refused = fake.client().post("/_fake/providers", json={"provider": value})
     assert refused.status_code == 400 and refused.json()["field"] == "provider"
     assert bodies.problem({"provider": value.strip()}, bodies.PROVIDER, "") is None
+
+
+def test_a_body_route_reads_its_body_first_only_for_a_method_that_sends_one() -> None:
+    """The account routes read a POST, PUT or PATCH body before anything else (a body past the cap
+    is the 413 whatever else is wrong); a GET of a route that also takes a POST reads nothing, as a
+    GET-only route does."""
+    import asyncio
+
+    fake = RelayFake(seed=0, max_body_bytes=64)
+    token = fake.auth_headers()["X-Proxy-Token"].encode()
+    reads: list[str] = []
+    answers: list[int] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            answers.append(message["status"])
+
+    async def ask(method: str, body: bytes) -> None:
+        async def receive() -> dict[str, Any]:
+            reads.append(method)
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+                 "scheme": "http", "path": "/orgs/1/invites", "raw_path": b"/orgs/1/invites", "query_string": b"",
+                 "root_path": "", "headers": [(b"host", b"relay.test"), (b"x-proxy-token", token),
+                                               (b"content-type", b"application/json")],
+                 "client": ("127.0.0.1", 1), "server": ("relay.test", 80)}
+        await fake.app(scope, receive, send)
+
+    asyncio.run(ask("GET", b""))
+    assert answers == [200] and reads == []
+    asyncio.run(ask("POST", b'{"email": "' + b"a" * 100 + b'@x.example"}'))
+    assert answers == [200, 413] and reads == ["POST"]

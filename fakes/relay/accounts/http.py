@@ -187,6 +187,10 @@ def refusal_error(refusal: Refusal) -> ServiceError:
     return ServiceError(refusal.status, str(detail), code=str(code), headers=dict(refusal.headers), **body)
 
 
+#: the methods whose body an account route reads before anything else
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
 def body_first(routes: list[BaseRoute]) -> list[BaseRoute]:
     """The routes, each taking a body reading it before anything else (as FastAPI does): a body past
     the cap is the kernel's 413 whatever the path or the caller would be refused for. A guard's
@@ -196,10 +200,10 @@ def body_first(routes: list[BaseRoute]) -> list[BaseRoute]:
         if not isinstance(route, Route):
             out.append(route)
             continue
-        reads = bool(set(route.methods or ()) & {"POST", "PUT", "PATCH"})
+        reads = bool(set(route.methods or ()) & BODY_METHODS)
 
         async def guarded(request: Request, endpoint: Any = route.endpoint, reads: bool = reads) -> Response:
-            if reads:
+            if reads and request.scope["method"] in BODY_METHODS:  # a GET of a GET-and-POST route reads none
                 await request.body()  # kept by the request: the handler's own read gets it again
             try:
                 response: Response = await endpoint(request)

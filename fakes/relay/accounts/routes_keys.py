@@ -10,6 +10,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from fakes.kernel.http import JSONBytesResponse
+
 from . import connections, keys, localrun, schemas, skills
 from .http import accounts_of, client_of, member, model_of, ok, path_int, read_body
 from .identity import require_can_register
@@ -111,7 +113,8 @@ async def bundle(request: Request) -> Response:
 
 # -- connections -----------------------------------------------------------------------------------------
 async def oauth_providers(request: Request) -> Response:
-    return ok(connections.listing(accounts_of(request)))
+    accounts = accounts_of(request)  # a function of the catalogue's providers: kept until it changes
+    return JSONBytesResponse(model_of(request).rendered(("oauth-providers",), lambda: connections.listing(accounts)))
 
 
 async def oauth_start(request: Request) -> Response:
@@ -168,10 +171,14 @@ async def providers_json(request: Request) -> Response:
     """The table ``treg upload`` matches a project's environment variables against: each catalogue
     provider by the words of its name, with its base URL and how its key is sent."""
     model = model_of(request)
-    rows = [{"provider": p["display_name"], "tokens": [p["service"].upper().replace("-", "_")],
-             "base_url": f"https://{p['host']}", "auth": {"shape": "bearer"}}
-            for p in model.all_providers() if not p.get("runs_on_relay")]
-    return ok({"version": 10_000, "providers": rows})
+
+    def table() -> dict[str, Any]:
+        rows = [{"provider": p["display_name"], "tokens": [p["service"].upper().replace("-", "_")],
+                 "base_url": f"https://{p['host']}", "auth": {"shape": "bearer"}}
+                for p in model.all_providers() if not p.get("runs_on_relay")]
+        return {"version": 10_000, "providers": rows}
+
+    return JSONBytesResponse(model.rendered(("providers.json",), table))  # kept until the catalogue changes
 
 
 ROUTES: list[BaseRoute] = [

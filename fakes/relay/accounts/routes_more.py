@@ -11,6 +11,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.http import JSONBytesResponse, dumps
 
 from . import billing, misc, schemas
 from .formats import iso
@@ -93,6 +94,10 @@ def call_row(record: dict[str, Any]) -> dict[str, Any]:
             "tags": record.get("tags"), "created_at": iso(record["epoch_ms"])}
 
 
+def encoded_call_row(record: dict[str, Any]) -> bytes:
+    return dumps(call_row(record))
+
+
 async def calls(request: Request) -> Response:
     caller = member(request)
     limit = query_int(request, "limit", 50)
@@ -104,8 +109,9 @@ async def calls(request: Request) -> Response:
     if days is not None:
         days = max(1, min(days, 365))
         since = (model.clock.now_ms() // 86_400_000 - (days - 1)) * 86_400_000
-    rows = model.calls.of_team(caller.team.team_id, max(1, min(limit, 500)), before_seq=before, since_ms=since)
-    return ok([call_row(r) for r in rows])
+    rows = model.calls.rendered_of_team(caller.team.team_id, max(1, min(limit, 500)), encoded_call_row,
+                                        before_seq=before, since_ms=since)
+    return JSONBytesResponse(b"[" + b",".join(rows) + b"]")  # what orjson makes of the list of rows
 
 
 async def call_one(request: Request) -> Response:
