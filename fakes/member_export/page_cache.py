@@ -7,7 +7,8 @@ answered once can be answered again byte for byte until one of these changes:
 - the member's state: its consent instant or the number of records its actions appended (actions
   only ever append), compared on every hit (:func:`member_fingerprint`);
 - the clock crossing an instant (:func:`page_valid_until`): the next domain finishing its build
-  (all-domains view); INVITATIONS, whose six-month window slides with the clock, is never kept;
+  (all-domains view); for INVITATIONS, whose six-month window slides with the clock (and the
+  all-domains view once it is built), its oldest visible record leaving the window;
 - the model itself: reset and state import build a new model with new member objects, and an
   entry only answers for the very member object it was rendered for.
 
@@ -22,6 +23,7 @@ any page of a member with a paging note (paging.py), and the noted page itself i
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from starlette.responses import Response
@@ -39,18 +41,21 @@ def member_fingerprint(member: Member) -> tuple[int | None, int, int]:
     return member.regulated_at, sum(len(rows) for rows in member.appended.values()), member.revision
 
 
-def page_valid_until(member: Member, domain: str | None, now: int) -> int:
+def page_valid_until(member: Member, domain: str | None, now: int, invitations_until: Callable[[], int]) -> int:
     """The first instant at which a page answered at ``now`` may read differently (``now``: never
-    keep it). A single built domain never changes with time alone, except INVITATIONS; the
-    all-domains view changes when the next domain finishes its build."""
+    keep it). A single built domain never changes with time alone, except INVITATIONS, which
+    changes when its oldest visible record leaves the window (``invitations_until()``, the
+    model's); the all-domains view changes then too, once INVITATIONS is built, and when the next
+    domain finishes its build."""
     if domain is not None:
-        return now if domain == INVITATIONS else NEVER
+        return invitations_until() if domain == INVITATIONS else NEVER
+    until = NEVER
     for ready_at, name in member.ready_order():
         if ready_at > now:
-            return ready_at
+            return min(until, ready_at)
         if name == INVITATIONS:
-            return now
-    return NEVER
+            until = invitations_until()
+    return until
 
 
 class PreparedResponse(Response):
@@ -101,11 +106,11 @@ class RenderedPages:
         self.hits += 1
         return PreparedResponse(entry.body, entry.raw_headers)
 
-    def put(self, member: Member, query: bytes, prefix: str, domain: str | None, now: int,
-            body: bytes) -> tuple[Response, bool]:
+    def put(self, member: Member, query: bytes, prefix: str, domain: str | None, now: int, body: bytes,
+            invitations_until: Callable[[], int]) -> tuple[Response, bool]:
         """Keep ``body`` if the page can be kept: the response to send, and whether it was kept."""
         headers = json_headers(body)
-        valid_until = page_valid_until(member, domain, now)
+        valid_until = page_valid_until(member, domain, now, invitations_until)
         kept = valid_until > now and (domain or "*") not in member.stopped_at  # a noted page: the model sees each ask
         if kept:
             self._entries[(member.id, query, prefix)] = _Entry(member, member_fingerprint(member), valid_until,

@@ -71,7 +71,8 @@ def _service_routes() -> tuple[BaseRoute, ...]:
             parse_query(request)
             domain = request.query_params.get("domain")
             page = snapshot_page(request, model, member)
-            answer, kept = rendered.put(member, query, prefix, domain, now, dumps(snapshot_body(page, domain, prefix)))
+            answer, kept = rendered.put(member, query, prefix, domain, now, dumps(snapshot_body(page, domain, prefix)),
+                                        lambda: model.invitations_until(member, now))
             if kept:
                 model.rows_rendered(page)
         return answer

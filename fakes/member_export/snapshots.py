@@ -9,10 +9,10 @@ from typing import Any
 
 from fakes.kernel.verdicts import Broken
 
-from .data import DAY_MS, DataGenerator, Row, mix
+from .data import DAY_MS, DataGenerator, Row, mix, record_time_ms
 from .domains import DOMAINS, UNSUPPORTED_DOMAINS
 from .members import NO_DATA, PAGE_CACHE_SIZE, Clock, Member, bad_request, no_data
-from .page_cache import member_fingerprint
+from .page_cache import INVITATIONS, NEVER, member_fingerprint
 from .paging import Judged, after_page, before_page
 from .rules import PAGING_PAST_404, RELYING_ON_TOTAL
 from .settings import MemberExportSettings
@@ -47,11 +47,26 @@ class SnapshotReads:
         """(generated records visible now, appended records visible now) of a domain."""
         generated = member.sizes[domain]
         appended = member.appended.get(domain, [])
-        if domain == "INVITATIONS":  # only the last six months exist
+        if domain == INVITATIONS:  # only the last six months exist
             cutoff = now - self.settings.invitation_history_days * DAY_MS
             generated = self.gen.newer_than(member.view, domain, cutoff)
             appended = [item for item in appended if item["time_ms"] >= cutoff]
         return generated, appended
+
+    def invitations_until(self, member: Member, now: int) -> int:
+        """The first instant after ``now`` at which INVITATIONS shows fewer records - its oldest
+        visible one, generated or appended, leaves the window - or NEVER when none is visible (only
+        new records change it then, and they change the member's fingerprint)."""
+        window = self.settings.invitation_history_days * DAY_MS
+        cutoff = now - window
+        oldest = NEVER
+        visible = self.gen.newer_than(member.view, INVITATIONS, cutoff)
+        if visible:
+            oldest = record_time_ms(member.view, INVITATIONS, visible - 1)  # newest first: the last is the oldest
+        for item in member.appended.get(INVITATIONS, ()):
+            if cutoff <= item["time_ms"] < oldest:
+                oldest = item["time_ms"]
+        return NEVER if oldest == NEVER else oldest + window + 1
 
     def visible_records(self, member: Member, domain: str, now: int) -> int:
         """How many records a full paging of ``domain`` returns now, once it is built."""

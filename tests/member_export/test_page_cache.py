@@ -89,14 +89,46 @@ def test_the_all_domains_view_changes_when_another_domain_finishes_its_build() -
     assert late.json()["paging"]["total"] != early.json()["paging"]["total"]
 
 
-def test_invitations_slide_with_the_clock_and_are_never_kept() -> None:
+@pytest.mark.parametrize("domain", ["INVITATIONS", None], ids=["invitations", "all-domains"])
+def test_invitations_are_kept_until_their_oldest_visible_record_leaves_the_window(domain: str | None) -> None:
+    """INVITATIONS shows the last six months: its pages (and the all-domains view's, which count
+    its pages) read the same until its oldest visible record leaves the window, and are worked out
+    again from that instant on."""
     fake = MemberExportFake(seed=3)
-    _, headers = ready(fake, INVITATIONS=40)
+    member_id, headers = ready(fake, INVITATIONS=40, INBOX=3)
+    member = fake.model.members[member_id]
+    params = {"q": "criteria", "start": 0, **({"domain": domain} if domain else {})}
+    counted = Counted(fake)
+
+    def fresh() -> bytes:
+        return dumps(snapshot_body(fake.model.snapshot(member, domain, 0, []), domain, ""))
+
+    with fake.client(headers=headers) as client:
+        first = client.get(SNAPSHOT, params=params)
+        assert client.get(SNAPSHOT, params=params).content == first.content
+        assert counted.calls == 1
+        until = fake.model.invitations_until(member, fake.model.clock.now_ms())
+        fake.set_time_ms(until - 1)  # the last instant the oldest one shows: still the kept page
+        assert client.get(SNAPSHOT, params=params).content == first.content == fresh()
+        assert counted.calls == 2  # fresh() only
+        visible = fake.model.visible_records(member, "INVITATIONS", until - 1)
+        fake.set_time_ms(until)
+        later = client.get(SNAPSHOT, params=params)
+        assert counted.calls == 3  # worked out again
+        assert later.status_code == 200 and later.content == fresh()
+        assert fake.model.visible_records(member, "INVITATIONS", until) == visible - 1
+        assert fake.model.invitations_until(member, until) > until
+
+
+def test_no_visible_invitation_keeps_the_page_until_a_new_one() -> None:
+    fake = MemberExportFake(seed=3)
+    _, headers = ready(fake, INVITATIONS=0, INBOX=3)
     counted = Counted(fake)
     with fake.client(headers=headers) as client:
-        for _ in range(3):
-            assert client.get(SNAPSHOT, params={"q": "criteria", "domain": "INVITATIONS"}).status_code == 200
-    assert counted.calls == 3
+        first = client.get(SNAPSHOT, params={"q": "criteria"})
+        fake.advance(10 * 24 * HOUR)  # within the token's life
+        assert client.get(SNAPSHOT, params={"q": "criteria"}).content == first.content
+    assert counted.calls == 1
 
 
 def test_an_expired_token_is_refused_even_for_a_kept_page() -> None:
@@ -138,3 +170,15 @@ def test_paging_past_the_404_is_still_seen_after_kept_pages() -> None:
     last = fake.journal_entries()[-1]
     assert last["status"] == 404
     assert fake.verdicts() or last["warnings"], "paging past the 404 is reported"
+
+
+def test_an_invitation_sent_by_an_action_leaves_the_window_in_its_turn() -> None:
+    fake = MemberExportFake(seed=3)
+    member_id, _ = ready(fake, INVITATIONS=0, INBOX=3)
+    member = fake.model.members[member_id]
+    sent_at = fake.model.clock.now_ms()
+    fake.act(member_id, "invite", message="let us connect")
+    window = fake.settings.invitation_history_days * 24 * HOUR * 1000
+    assert fake.model.invitations_until(member, sent_at) == sent_at + window + 1
+    assert fake.model.visible_records(member, "INVITATIONS", sent_at + window) == 1
+    assert fake.model.visible_records(member, "INVITATIONS", sent_at + window + 1) == 0
