@@ -7,7 +7,8 @@ app that answers its bytes: what the fake's app costs beside Starlette's own, wi
 After unmeasured rounds (and ``settle_startup_objects``, as ``fakes serve`` runs it), counting is
 switched on for about 600 requests. What docs/benchmark.md gives as "in process, instructions per
 request" comes from here
-(``python -m scenarios.bench.probes counted SERVICE [sample|mix|floor|NAME]``).
+(``python -m scenarios.bench.probes counted SERVICE [sample|mix|floor|each|NAME]``; ``each``: every
+request of the mix counted alone, costliest first).
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ def loop_requests(fake: Any, which: str) -> list[dict[str, Any]]:
 
 #: ``which`` for the floor: bare Starlette answering the sample request's bytes, in the same loop
 FLOOR = "floor"
+#: ``which`` for every request of the mix counted alone (after the mix's warm-up), each repeated
+#: the requests given (EACH_REPEATS by default)
+EACH = "each"
+EACH_REPEATS = 100
 
 
 def floor_app(fake: Any, request: dict[str, Any]) -> Any:
@@ -64,7 +69,7 @@ def child(service: str, which: str, requests_counted: int = COUNTED, warmup: int
     """Run inside valgrind: the loop, counted between a zero and a dump; prints the requests counted."""
     fake = build_fake(service, BENCH_SETTINGS)
     try:
-        requests = loop_requests(fake, "sample" if which == FLOOR else which)
+        requests = loop_requests(fake, {FLOOR: "sample", EACH: "mix"}.get(which, which))
     except ValueError as exc:
         print(f"ERROR {exc}", flush=True)
         return 2
@@ -87,16 +92,28 @@ def child(service: str, which: str, requests_counted: int = COUNTED, warmup: int
                 await call(request)
         return count * len(requests)
 
+    def control(*command: str) -> None:
+        subprocess.run(["callgrind_control", *command, str(os.getpid())], check=True, capture_output=True,
+                       timeout=300)
+
     async def run() -> int:
         from fakes.kernel.server import settle_startup_objects
 
         await rounds(max(1, warmup // len(requests)))
         settle_startup_objects()
-        pid = str(os.getpid())
-        for command in ("--instr=on", "--zero"):
-            subprocess.run(["callgrind_control", command, pid], check=True, capture_output=True, timeout=120)
+        if which == EACH:  # one dump per request of the mix (a dump zeroes the counts for the next)
+            control("--instr=on")
+            control("--zero")
+            for number, request in enumerate(requests):
+                for _ in range(requests_counted):
+                    await call(request)
+                control("--dump")
+                print(f"EACH {number} {request['name']}\t{request['method']} {request['path']}", flush=True)
+            return requests_counted
+        control("--instr=on")
+        control("--zero")
         counted = await rounds(max(1, requests_counted // len(requests)))
-        subprocess.run(["callgrind_control", "--dump", pid], check=True, capture_output=True, timeout=300)
+        control("--dump")
         return counted
 
     print(f"COUNTED {asyncio.run(run())}", flush=True)
@@ -124,3 +141,28 @@ def counted(service: str, which: str, requests: int = COUNTED, warmup: int = WAR
             raise RuntimeError(f"the counted loop failed: {done.stderr.strip().splitlines()[-1:]}")
         sent = int(lines[-1].split()[1])
         return _totals(dumps[0]) / sent, sent
+
+
+def counted_each(service: str, repeats: int = EACH_REPEATS,
+                 warmup: int = WARMUP) -> list[tuple[float, str, str]]:
+    """(instructions per request, name, "METHOD path") of every request of ``service``'s mix, each
+    counted alone ``repeats`` times after ``warmup`` requests of the whole mix; costliest first."""
+    why = valgrind_missing()
+    if why:
+        raise RuntimeError(why)
+    with tempfile.TemporaryDirectory() as out:
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}/callgrind.%p",
+             sys.executable, "-m", "scenarios.bench.probes", "_counted_child", service, EACH, str(repeats),
+             str(warmup)],
+            capture_output=True, text=True, timeout=3600)
+        named = [line[len("EACH "):].split(" ", 1) for line in done.stdout.splitlines() if line.startswith("EACH ")]
+        dumps = {int(path.name.rsplit(".", 1)[1]): path for path in Path(out).glob("callgrind.*.*")}
+        if done.returncode != 0 or not named or len(dumps) < len(named):
+            raise RuntimeError(f"the counted loop failed: {done.stderr.strip().splitlines()[-1:]}")
+        rows = []
+        for (number, label), dump in zip(named, [dumps[n] for n in sorted(dumps)][-len(named):], strict=True):
+            name, request = label.split("\t", 1)
+            rows.append((_totals(dump) / repeats, name, request))
+            assert int(number) == len(rows) - 1
+    return sorted(rows, reverse=True)

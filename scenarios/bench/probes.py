@@ -8,9 +8,10 @@ requests of the mix) were sent N times more: what a view costs once records have
 garbage collector with every registered fake built, before and after ``settle_startup_objects``
 (what ``fakes serve`` runs before its first request).
 
-``python -m scenarios.bench.probes counted SERVICE [sample|mix|floor|NAME]``: instructions per
+``python -m scenarios.bench.probes counted SERVICE [sample|mix|floor|each|NAME]``: instructions per
 request of the sample request, the service's mix, or one request of the mix, in process, under
-callgrind (:mod:`.loopcount`; needs valgrind); ``floor``: bare Starlette answering the sample.
+callgrind (:mod:`.loopcount`; needs valgrind); ``floor``: bare Starlette answering the sample;
+``each``: every request of the mix counted alone, costliest first.
 """
 
 from __future__ import annotations
@@ -70,6 +71,20 @@ def collection() -> tuple[float, float, int]:
     return before, after, tracked
 
 
+def _counted_each(service: str, repeats: int, warmup: int) -> int:
+    try:
+        rows = loopcount.counted_each(service, repeats, warmup)
+    except RuntimeError as exc:
+        print(f"probes: {exc}", file=sys.stderr)
+        return 2
+    mean = sum(row[0] for row in rows) / len(rows)
+    print(f"{service}: {len(rows)} requests of the mix, each counted alone {repeats} times after {warmup:,} of the "
+          f"mix; mean {mean:,.0f} instructions per request")
+    for instructions, name, request in rows:
+        print(f"{instructions:11,.0f}  {name:<48} {request[:90]}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scenarios.bench.probes", description=__doc__.split("\n\n")[0])
     probes = parser.add_subparsers(dest="probe", required=True)
@@ -82,9 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     counted_probe.add_argument("service", choices=registry.service_names())
     counted_probe.add_argument("which", nargs="?", default="mix",
                                help="sample, mix (default), floor (bare Starlette answering the sample "
-                                    "request's bytes, in the same loop) or the name of one request of the mix")
-    counted_probe.add_argument("--requests", type=int, default=loopcount.COUNTED,
-                               help=f"about this many requests counted (default {loopcount.COUNTED})")
+                                    "request's bytes, in the same loop), each (every request of the mix "
+                                    "counted alone, costliest first) or the name of one request of the mix")
+    counted_probe.add_argument("--requests", type=int, default=None,
+                               help=f"about this many requests counted (default {loopcount.COUNTED}; with "
+                                    f"each: each request this many times, default {loopcount.EACH_REPEATS})")
     counted_probe.add_argument("--warmup", type=int, default=None,
                                help=f"about this many requests sent before counting (default {loopcount.WARMUP:,}, "
                                     "or more where the service's request costs more once what it keeps is full: "
@@ -94,9 +111,13 @@ def main(argv: list[str] | None = None) -> int:
         return loopcount.child(argv[1], argv[2], int(argv[3]), int(argv[4]))
     args = parser.parse_args(argv)
     if args.probe == "counted":
-        if args.requests < 1 or (args.warmup is not None and args.warmup < 0):
+        if (args.requests is not None and args.requests < 1) or (args.warmup is not None and args.warmup < 0):
             parser.error("--requests must be 1 or more and --warmup 0 or more")
         warmup = steady_warmup(args.service, loopcount.WARMUP) if args.warmup is None else args.warmup
+        if args.which == loopcount.EACH:
+            return _counted_each(args.service, args.requests or loopcount.EACH_REPEATS, warmup)
+        if args.requests is None:
+            args.requests = loopcount.COUNTED
         try:
             per_request, requests = loopcount.counted(args.service, args.which, args.requests, warmup)
         except (RuntimeError, ValueError) as exc:

@@ -7,6 +7,9 @@ import pytest
 
 from scenarios.bench import probes
 from scenarios.bench.instructions import valgrind_missing
+from scenarios.bench.loopcount import loop_requests
+from scenarios.bench.report import BENCH_SETTINGS
+from scenarios.bench.subjects import build_fake
 
 
 def test_grown_times_every_request_of_the_mix_slowest_first(capsys: pytest.CaptureFixture[str]) -> None:
@@ -50,6 +53,14 @@ def test_the_counted_probe_counts_instructions_per_request_under_callgrind(capsy
     line = capsys.readouterr().out.strip()
     assert line.startswith("member-export sample: ") and line.endswith("(40 requests after 60)")
     assert int(line.split(": ")[1].split()[0].replace(",", "")) > 20_000  # the app alone: tens of thousands
+    # each request of the mix alone, costliest first, one line each
+    assert probes.main(["counted", "member-export", "each", "--requests", "3", "--warmup", "14"]) == 0
+    head, *rows = capsys.readouterr().out.strip().splitlines()
+    mix = loop_requests(build_fake("member-export", BENCH_SETTINGS), "mix")
+    assert head.startswith(f"member-export: {len(mix)} requests of the mix, each counted alone 3 times after 14 ")
+    counts = [int(row.split()[0].replace(",", "")) for row in rows]
+    assert len(rows) == len(mix) and counts == sorted(counts, reverse=True) and counts[-1] > 20_000
+    assert {row.split(None, 1)[1].rsplit(" GET ", 1)[0].strip() for row in rows} == {r["name"] for r in mix}
 
 
 def test_the_floor_answers_in_process_what_the_fake_answers_its_sample_request() -> None:
