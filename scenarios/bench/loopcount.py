@@ -120,49 +120,49 @@ def child(service: str, which: str, requests_counted: int = COUNTED, warmup: int
     return 0
 
 
-def counted(service: str, which: str, requests: int = COUNTED, warmup: int = WARMUP) -> tuple[float, int]:
-    """(instructions per request, requests counted) of ``which`` for ``service``: about
-    ``requests`` counted after about ``warmup`` (whole rounds of the requests of ``which``)."""
+def _under_callgrind(service: str, which: str, requests: int, warmup: int, out: str) -> tuple[list[str], list[Path]]:
+    """Run the child loop under callgrind, its dumps in ``out``: (its output lines, the dumps in the
+    order they were made); a request the mix does not hold is a ValueError, a failure RuntimeError."""
     why = valgrind_missing()
     if why:
         raise RuntimeError(why)
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}/callgrind.%p",
+         sys.executable, "-m", "scenarios.bench.probes", "_counted_child", service, which, str(requests),
+         str(warmup)],
+        capture_output=True, text=True, timeout=3600)
+    lines = done.stdout.splitlines()
+    refused = [line[len("ERROR "):] for line in lines if line.startswith("ERROR ")]
+    if refused:
+        raise ValueError(refused[0])
+    dumps = sorted(Path(out).glob("callgrind.*.*"), key=lambda path: int(path.name.rsplit(".", 1)[1]))
+    if done.returncode != 0 or not dumps:
+        raise RuntimeError(f"the counted loop failed: {done.stderr.strip().splitlines()[-1:]}")
+    return lines, dumps
+
+
+def counted(service: str, which: str, requests: int = COUNTED, warmup: int = WARMUP) -> tuple[float, int]:
+    """(instructions per request, requests counted) of ``which`` for ``service``: about
+    ``requests`` counted after about ``warmup`` (whole rounds of the requests of ``which``)."""
     with tempfile.TemporaryDirectory() as out:
-        done = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}/callgrind.%p",
-             sys.executable, "-m", "scenarios.bench.probes", "_counted_child", service, which, str(requests),
-             str(warmup)],
-            capture_output=True, text=True, timeout=1800)
-        refused = [line[len("ERROR "):] for line in done.stdout.splitlines() if line.startswith("ERROR ")]
-        if refused:
-            raise ValueError(refused[0])
-        lines = [line for line in done.stdout.splitlines() if line.startswith("COUNTED ")]
-        dumps = sorted(Path(out).glob("callgrind.*.1"))
-        if done.returncode != 0 or not lines or not dumps:
-            raise RuntimeError(f"the counted loop failed: {done.stderr.strip().splitlines()[-1:]}")
-        sent = int(lines[-1].split()[1])
-        return _totals(dumps[0]) / sent, sent
+        lines, dumps = _under_callgrind(service, which, requests, warmup, out)
+        sent = [int(line.split()[1]) for line in lines if line.startswith("COUNTED ")]
+        if not sent:
+            raise RuntimeError("the counted loop printed no count")
+        return _totals(dumps[0]) / sent[-1], sent[-1]
 
 
 def counted_each(service: str, repeats: int = EACH_REPEATS,
                  warmup: int = WARMUP) -> list[tuple[float, str, str]]:
     """(instructions per request, name, "METHOD path") of every request of ``service``'s mix, each
     counted alone ``repeats`` times after ``warmup`` requests of the whole mix; costliest first."""
-    why = valgrind_missing()
-    if why:
-        raise RuntimeError(why)
     with tempfile.TemporaryDirectory() as out:
-        done = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}/callgrind.%p",
-             sys.executable, "-m", "scenarios.bench.probes", "_counted_child", service, EACH, str(repeats),
-             str(warmup)],
-            capture_output=True, text=True, timeout=3600)
-        named = [line[len("EACH "):].split(" ", 1) for line in done.stdout.splitlines() if line.startswith("EACH ")]
-        dumps = {int(path.name.rsplit(".", 1)[1]): path for path in Path(out).glob("callgrind.*.*")}
-        if done.returncode != 0 or not named or len(dumps) < len(named):
-            raise RuntimeError(f"the counted loop failed: {done.stderr.strip().splitlines()[-1:]}")
+        lines, dumps = _under_callgrind(service, EACH, repeats, warmup, out)
+        named = [line[len("EACH "):].split(" ", 1)[1] for line in lines if line.startswith("EACH ")]
+        if len(dumps) != len(named):
+            raise RuntimeError(f"the counted loop made {len(dumps)} dumps for {len(named)} requests")
         rows = []
-        for (number, label), dump in zip(named, [dumps[n] for n in sorted(dumps)][-len(named):], strict=True):
+        for label, dump in zip(named, dumps, strict=True):
             name, request = label.split("\t", 1)
             rows.append((_totals(dump) / repeats, name, request))
-            assert int(number) == len(rows) - 1
     return sorted(rows, reverse=True)
