@@ -71,12 +71,40 @@ class Ledger:
             rows.append((self._at[slot], kind, self._call[slot], endpoint_id, self._amount[slot], self._balance[slot]))
         return iter(rows)
 
+    def _slot(self, back: int) -> int:
+        """The slot of the row ``back`` rows before the newest (0: the newest)."""
+        count = len(self._at)
+        return (self._next - 1 - back) % self.limit if count == self.limit else count - 1 - back
+
+    def _row(self, slot: int) -> dict[str, Any]:
+        kind, endpoint_id = self._what[slot]
+        return {"epoch_ms": self._at[slot], "kind": kind, "call_id": self._call[slot], "endpoint_id": endpoint_id,
+                "amount_micro": self._amount[slot], "balance_micro": self._balance[slot]}
+
+    def newest(self, offset: int, limit: int) -> list[dict[str, Any]]:
+        """``limit`` rows as dicts, newest first, after skipping the ``offset`` newest: only those
+        rows are made (a page of a full ledger reads 20 rows, not 5,000)."""
+        return [self._row(self._slot(back)) for back in range(max(0, offset), min(len(self._at), offset + limit))]
+
+    def of_call(self, call_id: str) -> list[dict[str, Any]]:
+        """The rows of one call id as dicts, oldest first; the others are skipped by ``list.index``
+        without a row made for them."""
+        calls, found, start = self._call, [], 0
+        while True:
+            try:
+                start = calls.index(call_id, start) + 1
+            except ValueError:
+                break
+            found.append(start - 1)
+        if len(self._at) == self.limit:  # a full ring: the oldest row is in slot _next
+            found.sort(key=lambda slot: (slot - self._next) % self.limit)
+        return [self._row(slot) for slot in found]
+
     def spent_since(self, since_ms: int, kinds: tuple[str, ...] = ("call",)) -> int:
         """Micro-USD the rows of these kinds took at or after ``since_ms`` (walking back from the newest)."""
-        count = len(self._at)
         spent = 0
-        for back in range(count):
-            slot = (self._next - 1 - back) % self.limit if count == self.limit else count - 1 - back
+        for back in range(len(self._at)):
+            slot = self._slot(back)
             if self._at[slot] < since_ms:
                 break
             if self._what[slot][0] in kinds and self._amount[slot] < 0:

@@ -73,6 +73,14 @@ class Team:
         ``amount_micro``, ``balance_micro``), oldest first."""
         return [{"at": iso_ms(row["epoch_ms"]), **row} for row in self.ledger.dicts()]
 
+    def newest_ledger_rows(self, offset: int, limit: int) -> list[dict[str, Any]]:
+        """``ledger_rows()`` newest first, ``limit`` of them after the ``offset`` newest (only those made)."""
+        return [{"at": iso_ms(row["epoch_ms"]), **row} for row in self.ledger.newest(offset, limit)]
+
+    def ledger_rows_of(self, call_id: str) -> list[dict[str, Any]]:
+        """The rows of ``ledger_rows()`` of one call id, oldest first (only those made)."""
+        return [{"at": iso_ms(row["epoch_ms"]), **row} for row in self.ledger.of_call(call_id)]
+
     def settle(self, call_id: str, charged: int, at_ms: int, endpoint_id: str) -> None:
         """Release the call's hold and take ``charged`` (never more than the hold)."""
         held = self.holds.pop(call_id, _NO_HOLD)[0]

@@ -158,7 +158,7 @@ def balance(acc: Accounts, member: Membership, org_id: int, limit: int, offset: 
     billing.settle_due(acc, team)
     detailed = member.role in ("admin", "owner")
     limit, offset = max(1, min(limit, 200)), max(0, offset)
-    rows_ = list(reversed(team.ledger_rows()))[offset:offset + limit] if detailed else []
+    rows_ = team.newest_ledger_rows(offset, limit) if detailed else []
     return {"org_id": org_id, "balance_micro": team.balance_micro, "balance_usd": usd(team.balance_micro),
             "promo_grant_micro": acc.model.settings.start_balance_micro,
             "blocks": billing.blocks_view(team) if detailed else [],

@@ -124,7 +124,7 @@ async def call_one(request: Request) -> Response:
         record = None
     ledger = [{"kind": "settle" if row["kind"] == "call" else row["kind"], "amount_micro": row["amount_micro"],
                "endpoint_id": row["endpoint_id"], "created_at": row["at"]}
-              for row in caller.team.ledger_rows() if row["call_id"] == call_ref]
+              for row in caller.team.ledger_rows_of(call_ref)]
     if record is None and not ledger:
         raise ServiceError(404, f"no call {call_ref!r} of this team", code="not_found")
     view = None
