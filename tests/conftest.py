@@ -7,7 +7,17 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import httpcore  # noqa: F401 - see below
+import httpx
+
 from tests.support.serving import DEFAULT_PORTS, FIXED_PORTS_ENV, fixed_ports_asked
+
+# httpx imports httpcore on its first client and keeps a table of httpcore's exception classes. An
+# in-process pytester run drops the modules it imported when it ends: had the table been made in
+# one, a later test's httpcore would be a second copy whose errors the table does not know, and a
+# refused TLS handshake would escape as httpcore.ConnectError instead of httpx.ConnectError. Both
+# are made here, before any test.
+httpx.Client().close()
 
 WILDCARDS = ("", "0.0.0.0", "::", "::0")
 
