@@ -64,12 +64,11 @@ class Ledger:
         """The rows as tuples, oldest first."""
         count = len(self._at)
         order = range(self._next, self._next + count) if count == self.limit else range(count)
-        rows = []
-        for index in order:
-            slot = index % self.limit
-            kind, endpoint_id = self._what[slot]
-            rows.append((self._at[slot], kind, self._call[slot], endpoint_id, self._amount[slot], self._balance[slot]))
-        return iter(rows)
+        return iter([self._tuple(index % self.limit) for index in order])
+
+    def _tuple(self, slot: int) -> LedgerRow:
+        kind, endpoint_id = self._what[slot]
+        return self._at[slot], kind, self._call[slot], endpoint_id, self._amount[slot], self._balance[slot]
 
     def _slot(self, back: int) -> int:
         """The slot of the row ``back`` rows before the newest (0: the newest)."""
@@ -77,9 +76,7 @@ class Ledger:
         return (self._next - 1 - back) % self.limit if count == self.limit else count - 1 - back
 
     def _row(self, slot: int) -> dict[str, Any]:
-        kind, endpoint_id = self._what[slot]
-        return {"epoch_ms": self._at[slot], "kind": kind, "call_id": self._call[slot], "endpoint_id": endpoint_id,
-                "amount_micro": self._amount[slot], "balance_micro": self._balance[slot]}
+        return dict(zip(FIELDS, self._tuple(slot), strict=True))
 
     def newest(self, offset: int, limit: int) -> list[dict[str, Any]]:
         """``limit`` rows as dicts, newest first, after skipping the ``offset`` newest: only those

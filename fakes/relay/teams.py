@@ -71,15 +71,15 @@ class Team:
     def ledger_rows(self) -> list[dict[str, Any]]:
         """The ledger as dicts (``at``, ``epoch_ms``, ``kind``, ``call_id``, ``endpoint_id``,
         ``amount_micro``, ``balance_micro``), oldest first."""
-        return [{"at": iso_ms(row["epoch_ms"]), **row} for row in self.ledger.dicts()]
+        return _with_at(self.ledger.dicts())
 
     def newest_ledger_rows(self, offset: int, limit: int) -> list[dict[str, Any]]:
         """``ledger_rows()`` newest first, ``limit`` of them after the ``offset`` newest (only those made)."""
-        return [{"at": iso_ms(row["epoch_ms"]), **row} for row in self.ledger.newest(offset, limit)]
+        return _with_at(self.ledger.newest(offset, limit))
 
     def ledger_rows_of(self, call_id: str) -> list[dict[str, Any]]:
         """The rows of ``ledger_rows()`` of one call id, oldest first (only those made)."""
-        return [{"at": iso_ms(row["epoch_ms"]), **row} for row in self.ledger.of_call(call_id)]
+        return _with_at(self.ledger.of_call(call_id))
 
     def settle(self, call_id: str, charged: int, at_ms: int, endpoint_id: str) -> None:
         """Release the call's hold and take ``charged`` (never more than the hold)."""
@@ -188,3 +188,8 @@ def micro_amount(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < MAX_AMOUNT:
         raise ValueError(f"expected a non-negative integer of micro-USD under {MAX_AMOUNT}, got {value!r}")
     return value
+
+
+def _with_at(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ledger rows with ``at``, their instant in ISO 8601, first."""
+    return [{"at": iso_ms(row["epoch_ms"]), **row} for row in rows]
