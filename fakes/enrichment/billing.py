@@ -21,6 +21,7 @@ from .settings import EnrichmentSettings
 #: the longest cache key the fake makes (operation, domain and flags): a longer one is no export of it
 CACHE_KEY_MAX = 4096
 T = TypeVar("T")
+_NOTHING: dict[str, tuple[int, int]] = {}  # an account that paid for nothing yet (read only)
 
 
 class Billing:
@@ -47,27 +48,29 @@ class Billing:
         return ServiceError(status, message, headers=answer_headers)
 
     # -- the cache window ----------------------------------------------------------------------
-    def cached_at(self, call: Call, key: str, version: int, mode: str) -> int | None:
-        """When this account last paid for ``key`` if that answer may be served again for free."""
+    def paid_for(self, call: Call, key: str, version: int) -> int | None:
+        """When this account last paid for ``key`` at this record version, or None."""
         assert call.account is not None
-        entry = self.cache.get(call.account.api_key, {}).get(key)
-        if entry is None or entry[1] != version or mode == "never":
+        entry = self.cache.get(call.account.api_key, _NOTHING).get(key)
+        return None if entry is None or entry[1] != version else entry[0]
+
+    def free_at(self, call: Call, paid_at: int | None, mode: str) -> int | None:
+        """``paid_at`` (:meth:`paid_for`) if an answer paid then may be served again for free."""
+        if paid_at is None or mode == "never":
             return None
         if mode in ("if-present", "if-present-only"):
-            return entry[0]
+            return paid_at
         days = self.settings.updates_cache_window_days if call.op.name == "company_updates" else \
             self.settings.cache_window_days
-        return entry[0] if call.now_ms - entry[0] < days * DAY_MS else None
+        return paid_at if call.now_ms - paid_at < days * DAY_MS else None
 
     def remember(self, call: Call, key: str, version: int) -> None:
         assert call.account is not None
         self.cache.setdefault(call.account.api_key, {})[key] = (call.now_ms, version)
 
-    def paid_within_window(self, call: Call, key: str, version: int) -> bool:
-        assert call.account is not None
-        entry = self.cache.get(call.account.api_key, {}).get(key)
-        return (entry is not None and entry[1] == version
-                and call.now_ms - entry[0] < self.settings.cache_window_days * DAY_MS)
+    def within_window(self, call: Call, paid_at: int | None) -> bool:
+        """Whether ``paid_at`` (:meth:`paid_for`) is inside the cache window."""
+        return paid_at is not None and call.now_ms - paid_at < self.settings.cache_window_days * DAY_MS
 
     # -- detailed enrichment after enrichment=fast -------------------------------------------------
     def detail_pending(self, call: Call, key: str) -> bool:

@@ -22,6 +22,9 @@ from .outages import Outages
 from .settings import EnrichmentSettings
 from .world import World
 
+#: the most paid-twice details a model keeps (one per cache key asked again inside its window)
+MAX_KEPT_DETAILS = 1024
+
 
 class LookupBase:
     def __init__(self, settings: EnrichmentSettings, seed: int, world: World, feeds: Feeds, ledger: Ledger,
@@ -34,6 +37,8 @@ class LookupBase:
         self.billing = billing
         self.outages = outages
         self.costs: dict[str, int] = {}
+        #: (operation, cache key) -> the detail of its paid-twice verdict (the window is fixed)
+        self.paid_twice_details: dict[tuple[str, str], str] = {}
 
     # -- helpers -------------------------------------------------------------------------------
     def _domain(self, call: Call, raw: str, name: str = "website") -> str:
@@ -54,14 +59,25 @@ class LookupBase:
         mode = parsed.get("use_cache", "if-recent")
         if parsed.get("force_refresh") or parsed.get("_force_refresh"):
             mode = "never"
-        at = self.billing.cached_at(call, key, version, mode)
+        billing = self.billing
+        paid_at = billing.paid_for(call, key, version)  # the cache entry read once for both questions
+        at = billing.free_at(call, paid_at, mode)
         if at is None and mode == "if-present-only":
-            raise self.billing.error(call, 404, "Nothing cached for this request (use_cache=if-present-only).")
-        if at is None and mode == "never" and self.billing.paid_within_window(call, key, version):
-            call.flags.append((rules.PAID_TWICE_IN_CACHE_WINDOW,
-                               f"{call.op.name} {key.split('|', 1)[1]} was paid for already inside the "
-                               f"{self.settings.cache_window_days}-day window"))
+            raise billing.error(call, 404, "Nothing cached for this request (use_cache=if-present-only).")
+        if at is None and mode == "never" and billing.within_window(call, paid_at):
+            call.flags.append((rules.PAID_TWICE_IN_CACHE_WINDOW, self._paid_twice(call.op.name, key)))
         return at
+
+    def _paid_twice(self, operation: str, key: str) -> str:
+        """The verdict's detail of paying for ``key`` again (the same text for the same key: kept)."""
+        detail = self.paid_twice_details.get((operation, key))
+        if detail is None:
+            if len(self.paid_twice_details) >= MAX_KEPT_DETAILS:
+                self.paid_twice_details.clear()
+            detail = self.paid_twice_details[(operation, key)] = (
+                f"{operation} {key.split('|', 1)[1]} was paid for already inside the "
+                f"{self.settings.cache_window_days}-day window")
+        return detail
 
     def _live(self, call: Call, key: str, message: str = "The lookup failed for now; please retry") -> None:
         """Before a live (uncached) lookup of the operations the reference gives a 503: a transient

@@ -31,7 +31,7 @@ SEVERITIES = ("error", "warning")
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ClientRule:
     """One documented rule a client must follow.
 
@@ -137,14 +137,15 @@ class Verdicts:
             return flagged, tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in flagged)
         remembered = redactor.verdicts_shown
         key = None
-        if len(query) + len(body) + sum(map(len, chain.from_iterable(headers))) <= MAX_REMEMBERED_TEXT:
+        text = len(query) + len(body)
+        if text <= MAX_REMEMBERED_TEXT:  # (the headers, which the server bounds, measured on a miss alone)
             key = (tuple(flagged), tuple(headers), query, body)
             known: tuple[list[tuple[ClientRule, str]], tuple[str, ...]] | None = remembered.get(key)
             if known is not None:
                 return known
         shown = self.redacted(flagged, headers, query, body)
         found = shown, tuple(f"{rule.id}: {detail}" if detail else rule.id for rule, detail in shown)
-        if key is not None:
+        if key is not None and text + sum(map(len, chain.from_iterable(headers))) <= MAX_REMEMBERED_TEXT:
             if len(remembered) >= MAX_REMEMBERED_REQUESTS:
                 remembered.clear()
             remembered[key] = found
@@ -154,14 +155,13 @@ class Verdicts:
                      epoch_ms: int, seq: int) -> None:
         """:meth:`record` each of a request's verdicts as :meth:`shown` gave them, without a dict
         of the request per verdict (the journal's route for every flagged request)."""
-        counts, silenced, redactor = self._counts, self.silenced, self.redactor
-        if query and redactor is not None:
-            query = redactor.query(query)
+        counts, silenced = self._counts, self.silenced
         for rule, detail in shown:
             if rule.id in silenced:
                 continue
-            offence = {"method": method, "path": path, "query": query, "status": status, "epoch_ms": epoch_ms,
-                       "seq": seq, "detail": detail}
+            # kept as a tuple, its query redacted and made a dict when read (_readable): a client
+            # that breaks a rule on every request replaces its last offence on every request
+            offence = (method, path, query, status, epoch_ms, seq, detail)
             seen = counts.get(rule.id)
             if seen is None:
                 if rule.id not in self.rules:
@@ -198,7 +198,8 @@ class Verdicts:
 
     def to_list(self, severity: str | None = None) -> list[dict[str, Any]]:
         """Broken rules in the order they were first broken; each offence with its ISO ``time``."""
-        return [{**v, "first": _readable(v["first"]), "last": _readable(v["last"])}
+        redactor = self.redactor
+        return [{**v, "first": _readable(v["first"], redactor), "last": _readable(v["last"], redactor)}
                 for v in self._counts.values() if severity is None or v["severity"] == severity]
 
     def errors(self) -> list[dict[str, Any]]:
@@ -212,7 +213,16 @@ class Verdicts:
         return len(self._counts)
 
 
-def _readable(offence: dict[str, Any]) -> dict[str, Any]:
+#: the fields of an offence :meth:`Verdicts.record_shown` keeps as a tuple, in its order
+OFFENCE_FIELDS = ("method", "path", "query", "status", "epoch_ms", "seq", "detail")
+
+
+def _readable(offence: dict[str, Any] | tuple[Any, ...], redactor: Redactor | None) -> dict[str, Any]:
+    if offence.__class__ is tuple:  # record_shown's: its query shown redacted now
+        offence = dict(zip(OFFENCE_FIELDS, offence, strict=True))
+        if offence["query"] and redactor is not None:
+            offence["query"] = redactor.query(offence["query"])
+    assert isinstance(offence, dict)
     if "time" in offence or "epoch_ms" not in offence:
         return dict(offence)
     return {**offence, "time": iso_ms(offence["epoch_ms"])}

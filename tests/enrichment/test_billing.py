@@ -181,6 +181,17 @@ def test_use_cache_never_pays_again_and_is_flagged(fake: EnrichmentFake, client:
     charged(fake, client, headers, "/v1/company/employee-count", website="stripe.com")
     assert charged(fake, client, headers, "/v1/company/employee-count", website="stripe.com", use_cache="never")[1] == 2
     assert [v["id"] for v in fake.verdicts()] == [PAID_TWICE_IN_CACHE_WINDOW.id]
+    detail = "employee_count stripe.com was paid for already inside the 29-day window"
+    assert fake.verdicts()[0]["last"]["detail"] == detail
+    # the detail is kept per operation and key: another operation's key reads as its own
+    charged(fake, client, headers, "/v1/company/details", website="stripe.com")
+    charged(fake, client, headers, "/v1/company/details", website="stripe.com", use_cache="never")
+    charged(fake, client, headers, "/v1/company/employee-count", website="stripe.com", use_cache="never")
+    verdict, = fake.verdicts()
+    assert verdict["count"] == 3 and verdict["first"]["detail"] == verdict["last"]["detail"] == detail
+    assert [entry["warnings"] for entry in fake.journal_entries()][-2:] == [
+        [f"{PAID_TWICE_IN_CACHE_WINDOW.id}: company_details stripe.com|False|None|False was paid for already "
+         "inside the 29-day window"], [f"{PAID_TWICE_IN_CACHE_WINDOW.id}: {detail}"]]
     missing = client.get("/v1/company/employee-count", params={"website": "acme.com", "use_cache": "if-present-only"},
                          headers=headers)
     assert missing.status_code == 404 and missing.headers[COST] == "0"

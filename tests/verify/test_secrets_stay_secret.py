@@ -18,6 +18,7 @@ from examples.notes import NotesFake
 from examples.notes.rules import OLD_PARAMETER
 from fakes.filings import FilingsFake
 from fakes.kernel import requestlog
+from fakes.kernel.redaction import MAX_REMEMBERED_TEXT
 from fakes.kernel.verdicts import flag, render_verdicts, serve_summary
 
 TOKEN = "notes-token-9f3b2c"
@@ -199,3 +200,9 @@ def test_a_repeated_flagged_request_gets_the_same_shown_verdicts_only_when_all_o
     assert verdict["count"] == 2 and verdict["first"]["query"] == "api_key=[redacted]&page=2"
     assert (verdict["first"]["seq"], verdict["last"]["seq"]) == (7, 8)
     assert verdict["last"]["detail"] == "token [redacted] sent"
+    # the verdicts of a request with more header bytes than a remembered one may hold: shown, not kept
+    assert verdicts.redactor is not None
+    big = [*headers, (b"x-padding", b"p" * MAX_REMEMBERED_TEXT)]
+    kept = len(verdicts.redactor.verdicts_shown)
+    assert verdicts.shown(flagged, big, "page=2", b"")[0] == [(OLD_PARAMETER, "token [redacted] sent")]
+    assert len(verdicts.redactor.verdicts_shown) == kept
