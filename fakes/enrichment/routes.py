@@ -22,7 +22,7 @@ from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, dumps, encoded_header_list, json_response, parse_query, read_json
 from fakes.kernel.limits import BodyTooLarge
-from fakes.kernel.verdicts import ClientRule, flag
+from fakes.kernel.verdicts import VERDICTS_KEY, ClientRule
 
 from .calls import Call
 from .feeds import FeedError
@@ -36,9 +36,8 @@ ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 MAX_BODY = 1_000_000
 
 
-def base_of(request: Request) -> str:
+def base_of(scope: Scope) -> str:
     """Scheme, host and mount prefix of this request: links in answers point back at this fake."""
-    scope = request.scope
     host = b""
     for name, value in scope["headers"]:
         if name == b"host":
@@ -49,7 +48,7 @@ def base_of(request: Request) -> str:
     if known is None:
         if len(_BASES) > 1024:
             _BASES.clear()
-        known = _BASES[key] = str(request.base_url).rstrip("/")
+        known = _BASES[key] = str(Request(scope).base_url).rstrip("/")
     return known
 
 
@@ -142,14 +141,13 @@ class ServiceEndpoint:
             raise ServiceError(405, f"Method {scope['method']} is not allowed here.",
                                headers={fake.settings.cost_header: "0", "Allow": ", ".join(sorted(methods))})
         try:
-            response = await serve(fake, Request(scope, receive, send), *chosen, path_params)
+            await serve(fake, scope, receive, send, *chosen, path_params)
         except ServiceError:
             raise
         except Exception as exc:  # the kernel's safety net, but with the cost header: a bug still says "0"
             log.exception("unexpected error in fake enrichment")
             raise ServiceError(500, f"internal error in the fake: {exc!r}",
                                headers={fake.settings.cost_header: "0"}) from None
-        await response(scope, receive, send)
 
     def is_retired(self, path: str, methods: Methods | None) -> bool:
         """Whether the path (or the route-table path it matched) is one of the setting retired_paths."""
@@ -179,37 +177,49 @@ class ServiceEndpoint:
         await response(scope, receive, send)
 
 
-async def serve(fake: ServedFake, request: Request, op: Operation, real: bool, route_path: str,
-                path_params: dict[str, str]) -> Response:
+async def serve(fake: ServedFake, scope: Scope, receive: Receive, send: Send, op: Operation, real: bool,
+                route_path: str, path_params: dict[str, str]) -> None:
+    """Answer one request of ``op``. The hot path of every call: a Starlette Request only where one
+    is read (a body, the feed's token, a query or host not seen lately), the answer's two messages
+    sent here (what Starlette's Response would send)."""
     model: EnrichmentModel = fake.model  # read per request: reset/import replace it
-    flags: list[tuple[ClientRule, str]] = []
-    try:
-        account = rss_account(model, path_params.get("feed_id", ""), request) if op.name == "feed_rss" else None
-        call = model.begin(op.name, bearer_token(request), account, flags)
-        call.route_path = route_path
-        body = await read_body(model, call, request) if op.body else None
-        if fake.settings.latency_s:
-            await simulate_latency(fake, op)
-        # the same query of the same operation parses to the same values (400s are not remembered)
-        query: bytes = request.scope["query_string"]
-        parsed = _PARSED.get((op.name, query))
-        if parsed is None:
-            # a plain dict: QueryParams.get costs a microsecond a call
-            parsed = model.lookups.parse(call, dict(parse_query(request).items()))
-            if len(query) <= MAX_PARSED_QUERY:
-                if len(_PARSED) >= MAX_PARSED:
-                    _PARSED.clear()
-                _PARSED[(op.name, query)] = parsed
-        answer = model.lookups.answer(call, parsed, base=base_of(request), real=real, body=body,
-                                      path_params=path_params)
-    finally:
-        for rule, detail in flags:
-            flag(request, rule, detail)
-    body = answer.body
-    if body.__class__ is not bytes:  # most answers are bytes already (kept rendered): render() inlined
-        body = body.encode() if isinstance(body, str) else body if isinstance(body, bytes) else dumps(body)
-    response = RawResponse(body, answer.status, call.headers, answer.media_type)
-    return StreamedResponse(response) if op.streamed else response
+    # the rules the request breaks go straight to the kernel's list (the journal's warnings)
+    flags: list[tuple[ClientRule, str]] | None = scope.get(VERDICTS_KEY)
+    request = None
+    if op.name == "feed_rss":
+        request = Request(scope, receive, send)
+        account = rss_account(model, path_params.get("feed_id", ""), request)
+    else:
+        account = None
+    call = model.begin(op.name, bearer_token(scope), account, flags)
+    call.route_path = route_path
+    body = None
+    if op.body:
+        request = request or Request(scope, receive, send)
+        body = await read_body(model, call, request)
+    if fake.settings.latency_s:
+        await simulate_latency(fake, op)
+    # the same query of the same operation parses to the same values (400s are not remembered)
+    query: bytes = scope["query_string"]
+    parsed = _PARSED.get((op.name, query))
+    if parsed is None:
+        request = request or Request(scope, receive, send)
+        # a plain dict: QueryParams.get costs a microsecond a call
+        parsed = model.lookups.parse(call, dict(parse_query(request).items()))
+        if len(query) <= MAX_PARSED_QUERY:
+            if len(_PARSED) >= MAX_PARSED:
+                _PARSED.clear()
+            _PARSED[(op.name, query)] = parsed
+    answer = model.lookups.answer(call, parsed, base=base_of(scope), real=real, body=body, path_params=path_params)
+    raw = answer.body
+    if raw.__class__ is not bytes:  # most answers are bytes already (kept rendered): render() inlined
+        raw = raw.encode() if isinstance(raw, str) else raw if isinstance(raw, bytes) else dumps(raw)
+    headers = encoded_header_list(answer.media_type, len(raw), call.headers)
+    if op.streamed:
+        await StreamedResponse.send(send, answer.status, headers, raw)
+        return
+    await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+    await send({"type": "http.response.body", "body": raw})
 
 
 #: (operation, query string) -> its parsed parameters, read only (the operations never change them;
@@ -220,31 +230,15 @@ MAX_PARSED = 4096
 MAX_PARSED_QUERY = 512
 
 
-class RawResponse(Response):
-    """A response whose header list is the kernel's ``encoded_header_list`` (Starlette's init_headers
-    re-lowers and re-scans every header; this is the hot path of every call)."""
-
-    def __init__(self, body: bytes, status: int, headers: dict[str, str], media_type: str) -> None:
-        self.status_code = status
-        self.body = body
-        self.background = None
-        self.raw_headers = encoded_header_list(media_type, len(body), headers)
-
-
-class StreamedResponse(Response):
+class StreamedResponse:
     """A rendered answer sent as a stream: its headers (the cost header among them, worked out by the
     model before anything is sent) without a ``Content-Length``, then the body in chunks (a server
     sends it chunked), as the real service streams funding and similar people."""
 
-    def __init__(self, rendered: RawResponse) -> None:
-        self.status_code = rendered.status_code
-        self.body = bytes(rendered.body)
-        self.background = None
-        self.raw_headers = [pair for pair in rendered.raw_headers if pair[0] != b"content-length"]
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        body = self.body
+    @staticmethod
+    async def send(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+        headers = [pair for pair in headers if pair[0] != b"content-length"]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         for start in range(0, len(body), STREAM_CHUNK):
             await send({"type": "http.response.body", "body": body[start:start + STREAM_CHUNK], "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})

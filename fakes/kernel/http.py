@@ -13,6 +13,7 @@ import orjson
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Scope
 
 from .errors import ServiceError
 
@@ -478,10 +479,11 @@ _ENCODED_LISTS: dict[tuple[str | None, int, tuple[tuple[str, str], ...], tuple[t
                      tuple[tuple[bytes, bytes], ...]] = {}
 
 
-def bearer_token(request: Request) -> str | None:
-    """The token of an ``Authorization: Bearer`` header, or None."""
+def bearer_token(request: Request | Scope) -> str | None:
+    """The token of an ``Authorization: Bearer`` header of a request (or of its ASGI scope), or None."""
     raw = b""
-    for name, value in request.scope["headers"]:  # the first one, as request.headers.get would give
+    headers = request.scope["headers"] if isinstance(request, Request) else request["headers"]
+    for name, value in headers:  # the first one, as request.headers.get would give
         if name == b"authorization":
             raw = value
             break

@@ -5,26 +5,25 @@ name and value (``encoded_headers``, which video's answers use)."""
 from __future__ import annotations
 
 
-def test_raw_response_headers_are_encoded_once_per_shape_and_the_table_stays_small() -> None:
-    from fakes.enrichment import routes
+def test_answer_headers_are_encoded_once_per_shape_and_the_table_stays_small() -> None:
     from fakes.kernel import http
 
     headers = {"X-Credit-Cost": "3", "X-Long": "v" * 130}
-    first = routes.RawResponse(b"{}", 200, headers, "application/json")
-    again = routes.RawResponse(b"{}", 200, dict(headers), "application/json")
-    assert first.raw_headers == again.raw_headers == [
+    first = http.encoded_header_list("application/json", 2, headers)
+    again = http.encoded_header_list("application/json", 2, dict(headers))
+    assert first == again == [
         (b"x-credit-cost", b"3"), (b"x-long", b"v" * 130), (b"content-length", b"2"),
         (b"content-type", b"application/json")]
-    assert first.raw_headers is not again.raw_headers  # a copy each: a caller may extend its own
+    assert first is not again  # a copy each: a caller may extend its own
     assert ("application/json", 2, tuple(headers.items()), ()) in http._ENCODED_LISTS
-    rss = routes.RawResponse(b"<rss/>", 200, {"X-Credit-Cost": "0"}, "text/xml")
-    assert dict(rss.raw_headers)[b"content-type"] == b"text/xml; charset=utf-8"
+    rss = http.encoded_header_list("text/xml", 6, {"X-Credit-Cost": "0"})
+    assert dict(rss)[b"content-type"] == b"text/xml; charset=utf-8"
     long_value = "x" * (http.MAX_ENCODED_LIST_BYTES + 1)
-    assert dict(routes.RawResponse(b"", 200, {"X-Long": long_value}, "text/plain").raw_headers)[b"x-long"] == \
+    assert dict(http.encoded_header_list("text/plain", 0, {"X-Long": long_value}))[b"x-long"] == \
         long_value.encode()
     assert not any(("X-Long", long_value) in shape[2] for shape in http._ENCODED_LISTS)
     for n in range(http.MAX_ENCODED_LISTS + 10):
-        routes.RawResponse(b"", 200, {"X-N": str(n)}, "text/plain")
+        http.encoded_header_list("text/plain", 0, {"X-N": str(n)})
     assert len(http._ENCODED_LISTS) <= http.MAX_ENCODED_LISTS
 
 
