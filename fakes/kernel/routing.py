@@ -13,7 +13,8 @@ only costs time. This router:
   :data:`MAX_REMEMBERED_PATH` is matched every time, so no client can make it grow large);
 - calls a function endpoint as ``await endpoint(Request(...))`` then ``await response(...)``,
   without Starlette's exception wrapper (what the wrapper would do with no handler registered:
-  re-raise);
+  re-raise), and sends a plain response's two messages itself (what ``Response.__call__`` sends,
+  one coroutine less; a streaming or file response, or one with a background task, sends itself);
 - leaves everything else to Starlette: partial matches (405), misses (404), redirects.
 
 The routes must not change after the router is built (the fake builds its app once).
@@ -31,6 +32,7 @@ from starlette._utils import is_async_callable
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -44,6 +46,8 @@ MAX_REMEMBERED_PATH = 512
 #: the scope entries it sets, None
 _Remembered = tuple[ASGIApp | None, BaseRoute, dict[str, Any], Callable[[Request], Any] | None]
 _ASYNC_FUNCTION = "_fakes_async_function"
+#: Starlette's Response.__call__: a response class that keeps it sends its two messages and nothing else
+_PLAIN_CALL = Response.__call__
 
 
 class ServiceRouter(Router):
@@ -83,7 +87,13 @@ class ServiceRouter(Router):
             await app(scope, receive, send)
         else:  # an async function endpoint, called here: one coroutine less per request
             response = await endpoint(Request(scope, receive, send))
-            await response(scope, receive, send)
+            if response.__class__.__call__ is _PLAIN_CALL and response.background is None:
+                # what Response.__call__ sends (a plain, JSON or text answer), without its coroutine
+                await send({"type": "http.response.start", "status": response.status_code,
+                            "headers": response.raw_headers})
+                await send({"type": "http.response.body", "body": response.body})
+            else:  # a stream, a file, a background task: the response's own way
+                await response(scope, receive, send)
 
     def _match(self, scope: Scope) -> _Remembered | None:
         """The first route Starlette would pick, when it is a plain Route matching fully."""

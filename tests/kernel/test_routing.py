@@ -6,9 +6,10 @@ import asyncio
 from typing import Any
 
 import pytest
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route, Router
 
 from fakes.kernel import routing
@@ -90,6 +91,51 @@ def test_same_answer_as_starlette_first_and_remembered(method: str, path: str) -
     router = ServiceRouter(routes())
     assert call(router, method, path)[:2] == expected  # matched
     assert call(router, method, path)[:2] == expected  # remembered
+
+
+def test_each_kind_of_response_sends_the_messages_starlette_sends() -> None:
+    """The router sends a plain response's two messages itself; a stream and a response with a
+    background task send themselves (the task runs after the answer, once)."""
+    ran: list[str] = []
+
+    async def plain(request: Request) -> Response:
+        return Response(b"raw", 201, {"X-A": "1"}, media_type="application/octet-stream")
+
+    async def streamed(request: Request) -> Response:
+        async def parts() -> Any:
+            yield b"a"
+            yield b"b"
+        return StreamingResponse(parts(), media_type="text/plain")
+
+    async def later(request: Request) -> Response:
+        return PlainTextResponse("later", background=BackgroundTask(ran.append, "task"))
+
+    kinds = [Route("/plain", plain), Route("/json", item_json), Route("/stream", streamed), Route("/later", later)]
+
+    def messages(app: Any, path: str) -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+        scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
+                 "root_path": "", "headers": [], "app": object()}
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        asyncio.run(app(scope, receive, send))
+        return sent
+
+    for path in ("/plain", "/json", "/stream", "/later"):
+        expected = messages(Router(routes=kinds), path)
+        router = ServiceRouter(kinds)
+        assert messages(router, path) == expected  # matched
+        assert messages(router, path) == expected  # remembered
+    assert ran == ["task"] * 3
+
+
+async def item_json(request: Request) -> Response:
+    return JSONResponse({"ok": True}, headers={"X-B": "2"})
 
 
 def test_misses_and_wrong_methods_raise_as_starlette_does() -> None:
@@ -174,6 +220,9 @@ def test_bearer_token_reads_the_first_authorization_header() -> None:
     assert bearer_token(request((b"authorization", b"Basic abc"))) is None
     assert bearer_token(request((b"authorization", b"Bearer "))) is None
     assert bearer_token(request()) is None
+    # or the request's ASGI scope, read the same way
+    assert bearer_token(request((b"authorization", b"Bearer  abc ")).scope) == "abc"
+    assert bearer_token({"type": "http", "headers": []}) is None
     # each header value is parsed once (answers come from the table again), long ones every time
     from fakes.kernel import http
 
