@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import bearer_token, dumps, encoded_header_list, json_response, parse_query, read_json
+from fakes.kernel.http import base_url, bearer_token, dumps, encoded_header_list, json_response, parse_query, read_json
 from fakes.kernel.limits import BodyTooLarge
 from fakes.kernel.verdicts import VERDICTS_KEY, ClientRule
 
@@ -34,25 +34,6 @@ from .settings import EnrichmentSettings
 log = logging.getLogger("fakes.enrichment")
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 MAX_BODY = 1_000_000
-
-
-def base_of(scope: Scope) -> str:
-    """Scheme, host and mount prefix of this request: links in answers point back at this fake."""
-    host = b""
-    for name, value in scope["headers"]:
-        if name == b"host":
-            host = value
-            break
-    key = (scope.get("scheme", "http"), host, scope.get("root_path", ""))
-    known = _BASES.get(key)
-    if known is None:
-        if len(_BASES) > 1024:
-            _BASES.clear()
-        known = _BASES[key] = str(Request(scope).base_url).rstrip("/")
-    return known
-
-
-_BASES: dict[tuple[str, bytes, str], str] = {}
 
 
 class ServedFake(Protocol):
@@ -210,7 +191,7 @@ async def serve(fake: ServedFake, scope: Scope, receive: Receive, send: Send, op
             if len(_PARSED) >= MAX_PARSED:
                 _PARSED.clear()
             _PARSED[(op.name, query)] = parsed
-    answer = model.lookups.answer(call, parsed, base=base_of(scope), real=real, body=body, path_params=path_params)
+    answer = model.lookups.answer(call, parsed, base=base_url(scope), real=real, body=body, path_params=path_params)
     raw = answer.body
     if raw.__class__ is not bytes:  # most answers are bytes already (kept rendered): render() inlined
         raw = raw.encode() if isinstance(raw, str) else raw if isinstance(raw, bytes) else dumps(raw)

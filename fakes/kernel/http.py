@@ -479,6 +479,39 @@ _ENCODED_LISTS: dict[tuple[str | None, int, tuple[tuple[str, str], ...], tuple[t
                      tuple[tuple[bytes, bytes], ...]] = {}
 
 
+def base_url(scope: Scope) -> str:
+    """``str(request.base_url)`` without its last ``/`` (``scheme://host[root path]``): what links in
+    answers start with. The same few (scheme, host, server, root path) come on every request, so
+    each is worked out once (Starlette builds and parses a URL for it)."""
+    host = None
+    for name, value in scope["headers"]:
+        if name == b"host":
+            host = value
+            break
+    # the server's address counts only where there is no Host (or one Starlette does not take)
+    key: tuple[Any, ...] = (host, scope.get("root_path", ""), scope.get("scheme", "http"), scope.get("app_root_path"))
+    known = _BASE_URLS.get(key)
+    if known is None:
+        if host is None:
+            key = (*key, scope.get("server"))
+            known = _BASE_URLS.get(key)
+            if known is not None:
+                return known
+        url = Request(scope).base_url
+        known = str(url).rstrip("/")
+        taken = host is None or url.netloc == host.decode("latin-1")
+        if taken and (host is None or len(host) <= MAX_REMEMBERED_BEARER):  # a long Host: worked out each time
+            if len(_BASE_URLS) >= MAX_REMEMBERED_BASES:
+                _BASE_URLS.clear()
+            _BASE_URLS[key] = known
+    return known
+
+
+#: (Host, root path, scheme, app root path[, server where no Host]) -> the base URL (a few per process)
+_BASE_URLS: dict[tuple[Any, ...], str] = {}
+MAX_REMEMBERED_BASES = 1024
+
+
 def bearer_token(request: Request | Scope) -> str | None:
     """The token of an ``Authorization: Bearer`` header of a request (or of its ASGI scope), or None."""
     raw = b""

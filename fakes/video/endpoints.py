@@ -21,7 +21,15 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import InvalidInteger, encoded_headers, header_value, json_response, parse_query, query_int
+from fakes.kernel.http import (
+    InvalidInteger,
+    base_url,
+    encoded_headers,
+    header_value,
+    json_response,
+    parse_query,
+    query_int,
+)
 from fakes.kernel.limits import limit_body
 from fakes.kernel.verdicts import flag
 
@@ -175,13 +183,8 @@ def flag_all(request: Request, flagged: list[Any]) -> None:
 
 
 def request_base(request: Request) -> str:
-    """``scheme://host[root_path]`` of the request, without building URL objects (hot path)."""
-    scope = request.scope
-    host = header_value(request, b"host")
-    if not host:
-        server = scope.get("server") or ("127.0.0.1", 80)
-        host = f"{server[0]}:{server[1]}"
-    return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}"
+    """``scheme://host[root_path]`` of the request (the kernel's, worked out once per host)."""
+    return base_url(request.scope)
 
 
 def page_number(params: Any, name: str, default: int, minimum: int, maximum: int) -> int:

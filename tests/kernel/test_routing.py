@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from starlette.background import BackgroundTask
@@ -233,6 +234,36 @@ def test_bearer_token_reads_the_first_authorization_header() -> None:
     long_value = b"Bearer " + b"t" * http.MAX_REMEMBERED_BEARER
     assert bearer_token(request((b"authorization", long_value))) == "t" * http.MAX_REMEMBERED_BEARER
     assert long_value not in http._BEARERS
+
+
+@pytest.mark.parametrize("scope", [
+    {"headers": [(b"host", b"fake.test:8080")]},
+    {"headers": [(b"host", b"fake.test")], "scheme": "https", "root_path": "/enrichment"},
+    {"headers": [], "server": ("127.0.0.1", 80)},
+    {"headers": [], "server": ("127.0.0.1", 8123), "root_path": "/a", "app_root_path": "/b"},
+    {"headers": [], "server": ("::1", 443), "scheme": "https"},
+    {"headers": [(b"host", b"bad:port")], "server": ("127.0.0.1", 9000)},
+])
+def test_base_url_is_starlettes_without_its_last_slash_and_each_host_is_worked_out_once(scope: dict[str, Any]) -> None:
+    from fakes.kernel import http
+
+    full = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", **scope}
+    expected = str(Request(full).base_url).rstrip("/")
+    assert http.base_url(full) == http.base_url(dict(full)) == expected
+    host = dict(scope["headers"]).get(b"host")
+    taken = host is None or urlsplit(expected).netloc == host.decode()
+    assert (expected in http._BASE_URLS.values()) == taken  # a Host Starlette does not take: not kept
+
+
+def test_the_base_url_table_is_bounded() -> None:
+    from fakes.kernel import http
+
+    for n in range(http.MAX_REMEMBERED_BASES + 10):
+        assert http.base_url({"type": "http", "headers": [(b"host", f"h{n}.test".encode())]}) == f"http://h{n}.test"
+    assert len(http._BASE_URLS) <= http.MAX_REMEMBERED_BASES
+    long_host = b"h" * (http.MAX_REMEMBERED_BEARER + 1)
+    assert http.base_url({"type": "http", "headers": [(b"host", long_host)]}) == "http://" + long_host.decode()
+    assert not any(key[0] == long_host for key in http._BASE_URLS)
 
 
 def test_header_value_is_the_first_as_starlette_gives_it() -> None:
