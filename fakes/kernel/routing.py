@@ -15,6 +15,8 @@ only costs time. This router:
   without Starlette's exception wrapper (what the wrapper would do with no handler registered:
   re-raise), and sends a plain response's two messages itself (what ``Response.__call__`` sends,
   one coroutine less; a streaming or file response, or one with a background task, sends itself);
+- on a path it has not seen (a new id in it), tries only the routes whose first path segment is
+  the path's, or a parameter (:func:`route_segments`), not every route of the service in turn;
 - leaves everything else to Starlette: partial matches (405), misses (404), redirects.
 
 The routes must not change after the router is built (the fake builds its app once).
@@ -28,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from starlette._utils import is_async_callable
+from starlette._utils import get_route_path, is_async_callable
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -56,6 +58,9 @@ class ServiceRouter(Router):
     def __init__(self, routes: Sequence[BaseRoute]) -> None:
         super().__init__(routes=list(routes))
         self._remembered: dict[tuple[str, str, str], _Remembered] = {}
+        #: first path segment -> the routes that may match a path beginning with it, in their order
+        #: (made on the first miss: a new id in a path is a miss every time)
+        self._by_segment: tuple[dict[str, list[BaseRoute]], list[BaseRoute]] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or "path_params" in scope:  # nested or not HTTP: Starlette's way
@@ -95,9 +100,18 @@ class ServiceRouter(Router):
             else:  # a stream, a file, a background task: the response's own way
                 await response(scope, receive, send)
 
+    def _candidates(self, scope: Scope) -> list[BaseRoute]:
+        """The routes that may match the request's path: those whose path begins with its first
+        segment literally, and those whose first segment is a parameter (or that are not plain
+        routes and mounts), in the router's order. The others cannot match it fully or partly."""
+        if self._by_segment is None:
+            self._by_segment = route_segments(self.routes)
+        by_segment, anywhere = self._by_segment
+        return by_segment.get(get_route_path(scope)[1:].partition("/")[0], anywhere)
+
     def _match(self, scope: Scope) -> _Remembered | None:
         """The first route Starlette would pick, when it is a plain Route matching fully."""
-        for route in self.routes:
+        for route in self._candidates(scope):
             match, child_scope = route.matches(scope)
             if match is Match.FULL:
                 if isinstance(route, Mount):
@@ -110,6 +124,21 @@ class ServiceRouter(Router):
             if match is Match.PARTIAL:  # Starlette goes on looking for a full match; so do we
                 continue
         return None
+
+
+def route_segments(routes: Sequence[BaseRoute]) -> tuple[dict[str, list[BaseRoute]], list[BaseRoute]]:
+    """(first literal path segment -> the routes a path beginning with it may match, in order; the
+    routes any path may match): a route's literal first segment is matched literally (Starlette
+    escapes it), so a path beginning otherwise cannot reach it."""
+    firsts: list[str | None] = []
+    for route in routes:
+        path = getattr(route, "path", None) if isinstance(route, Route | Mount) else None
+        first = path[1:].partition("/")[0] if isinstance(path, str) and path.startswith("/") else None
+        firsts.append(None if first is None or "{" in first else first)
+    anywhere = [route for route, first in zip(routes, firsts, strict=True) if first is None]
+    by_segment = {first: [route for route, its in zip(routes, firsts, strict=True) if its in (first, None)]
+                  for first in set(firsts) if first is not None}
+    return by_segment, anywhere
 
 
 _LEAN = "_fakes_lean_app"

@@ -139,6 +139,35 @@ async def item_json(request: Request) -> Response:
     return JSONResponse({"ok": True}, headers={"X-B": "2"})
 
 
+def test_a_new_path_tries_only_the_routes_of_its_first_segment_in_starlettes_order() -> None:
+    """Routes whose first segment is a parameter stay candidates of every path, in their place: the
+    first route Starlette would pick is picked (here a parameter route before a literal one)."""
+    async def named(request: Request) -> Response:
+        return PlainTextResponse(f"{request.scope['route'].path} {sorted(request.path_params.items())}")
+
+    table = [Route("/{first}/x", named), Route("/a/x", named), Route("/a/{id}", named), Route("/b/{id}", named),
+             Route("/", named), Route("/files{ext}", named), Mount("/m", routes=[Route("/{name}", named)]),
+             Route("/{rest:path}", named, methods=["POST"])]
+    paths = ["/a/x", "/a/7", "/b/7", "/c/x", "/", "/files.txt", "/m/n", "/zz/q", "/a", "/b/7/8"]
+    for method in ("GET", "POST"):
+        for path in paths:
+            try:
+                expected: Any = call(Router(routes=table), method, path)[:2]
+            except HTTPException as exc:
+                expected = exc.status_code
+            router = ServiceRouter(table)
+            for _ in range(2):  # matched, then remembered
+                try:
+                    got: Any = call(router, method, path)[:2]
+                except HTTPException as exc:
+                    got = exc.status_code
+                assert got == expected, (method, path)
+    by_segment, anywhere = routing.route_segments(table)
+    assert [route.path for route in by_segment["b"]] == ["/{first}/x", "/b/{id}", "/files{ext}", "/{rest:path}"]
+    assert [route.path for route in anywhere] == ["/{first}/x", "/files{ext}", "/{rest:path}"]
+    assert set(by_segment) == {"a", "b", "", "m"}
+
+
 def test_misses_and_wrong_methods_raise_as_starlette_does() -> None:
     router = ServiceRouter(routes())
     with pytest.raises(HTTPException) as missing:
