@@ -209,18 +209,21 @@ class Journal:
         not just under it: a full journal then sheds every few requests, not on every one.)"""
         self._pending = None
         self._limit = self.total_bytes or MAX_JOURNAL_BYTES << 8
-        before = self.kept_bytes
+        before = kept = self.kept_bytes
         first = max(self._cleared, self.total - len(self._seq)) + 1
         seq = max(self._shed_from, first)
         exchanges, seqs, costs = self._exchange, self._seq, self._cost
-        while self.kept_bytes > target and seq <= self.total:
-            slot = self._slot(seq)
+        base, size, last = self._base, self.size, self.total
+        while kept > target and seq <= last:  # _slot inlined: a shed walks an entry per request
+            slot = (seq - base) % size
             held = exchanges[slot]
             if held.__class__ is tuple and seqs[slot] == seq:
-                costs[slot] -= held[COST]
-                self.kept_bytes -= held[COST]
+                cost = held[COST]
+                costs[slot] -= cost
+                kept -= cost
                 exchanges[slot] = DROPPED
             seq += 1
+        self.kept_bytes = kept
         self._shed_from = seq
         seq = first
         while self.kept_bytes > target and seq < self.total:  # the entries themselves, oldest first
