@@ -22,8 +22,10 @@ from .outages import Outages
 from .settings import EnrichmentSettings
 from .world import World
 
-#: the most paid-twice details a model keeps (one per cache key asked again inside its window)
-MAX_KEPT_DETAILS = 1024
+#: the most paid-twice details a model keeps (one per cache key asked again inside its window), and
+#: the longest key kept (a client's long names are worded each time: a world's memory stays small)
+MAX_KEPT_DETAILS = 256
+MAX_KEPT_DETAIL_KEY = 256
 
 
 class LookupBase:
@@ -72,11 +74,12 @@ class LookupBase:
         """The verdict's detail of paying for ``key`` again (the same text for the same key: kept)."""
         detail = self.paid_twice_details.get((operation, key))
         if detail is None:
-            if len(self.paid_twice_details) >= MAX_KEPT_DETAILS:
-                self.paid_twice_details.clear()
-            detail = self.paid_twice_details[(operation, key)] = (
-                f"{operation} {key.split('|', 1)[1]} was paid for already inside the "
-                f"{self.settings.cache_window_days}-day window")
+            detail = (f"{operation} {key.split('|', 1)[1]} was paid for already inside the "
+                      f"{self.settings.cache_window_days}-day window")
+            if len(key) <= MAX_KEPT_DETAIL_KEY:
+                if len(self.paid_twice_details) >= MAX_KEPT_DETAILS:
+                    self.paid_twice_details.clear()
+                self.paid_twice_details[(operation, key)] = detail
         return detail
 
     def _live(self, call: Call, key: str, message: str = "The lookup failed for now; please retry") -> None:

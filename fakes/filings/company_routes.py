@@ -9,12 +9,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import json_response, read_json_object
+from fakes.kernel.http import base_url, json_response, read_json_object
 
 from . import corporate
 from .catalogue.companies import CompanyCore
 from .dates import InvalidDate, instant_s, parse_date
-from .endpoints import Endpoint, base_url, not_found, notes_of, page_of, path_id
+from .endpoints import Endpoint, not_found, notes_of, page_of, path_id
 from .financials import INCLUDES, STATEMENTS, FinancialsQuery, financials_json
 from .keys import FINANCIALS, REFERENCE, ApiKey
 from .lineitems import BY_CODE, ORDER, STATEMENT_NAMES, TEMPLATES

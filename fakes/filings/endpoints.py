@@ -18,7 +18,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import InvalidInteger, ascii_int, bearer_token, header_value, json_response, named_header
+from fakes.kernel.http import (
+    InvalidInteger,
+    ascii_int,
+    bearer_token,
+    header_value,
+    json_response,
+    named_header,
+)
 from fakes.kernel.verdicts import Broken, flag_all
 
 from .keys import ApiKey
@@ -145,10 +152,6 @@ def _lenient(request: Request) -> Broken:
 
 
 # -- answers -------------------------------------------------------------------------------------
-def base_url(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
-
-
 def paginated(request: Request, page: int, page_size: int, total: int, results: list[Any],
               **extra: Any) -> Response:
     """Django REST framework's page-number envelope; next/previous keep every other parameter."""

@@ -16,12 +16,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from fakes.kernel.http import JSON_INT_MAX, json_response
+from fakes.kernel.http import JSON_INT_MAX, base_url, json_response
 from fakes.kernel.routing import claim_methods
 
 from . import agent_routes, company_routes, reference, watchlist_routes, webhook_routes
 from .catalogue.filing_types import TYPES
-from .endpoints import Endpoint, base_url, notes_of, page_of, paginated, path_id, routes_of
+from .endpoints import Endpoint, notes_of, page_of, paginated, path_id, routes_of
 from .filingparams import UNSUPPORTED_FILING_PARAMS, filing_params
 from .keys import FILING_TYPES, MARKDOWN, ApiKey
 from .params import BLANKS, UNSUPPORTED_COMPANY_PARAMS, bad, company_params, search_text, whole_number

@@ -13,10 +13,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import json_response, read_json_object
+from fakes.kernel.http import base_url, json_response, read_json_object
 
 from .delivery import send_now
-from .endpoints import Endpoint, base_url, page_of, path_id
+from .endpoints import Endpoint, page_of, path_id
 from .keys import WEBHOOKS, ApiKey
 from .outbox import headers_for, payload
 from .webhooks import Webhook

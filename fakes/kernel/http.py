@@ -479,10 +479,11 @@ _ENCODED_LISTS: dict[tuple[str | None, int, tuple[tuple[str, str], ...], tuple[t
                      tuple[tuple[bytes, bytes], ...]] = {}
 
 
-def base_url(scope: Scope) -> str:
-    """``str(request.base_url)`` without its last ``/`` (``scheme://host[root path]``): what links in
-    answers start with. The same few (scheme, host, server, root path) come on every request, so
-    each is worked out once (Starlette builds and parses a URL for it)."""
+def base_url(request: Request | Scope) -> str:
+    """``str(request.base_url)`` without its last ``/`` (``scheme://host[root path]``) of a request or
+    of its ASGI scope: what links in answers start with. The same few (scheme, host, server, root
+    path) come on every request, so each is worked out once (Starlette builds and parses a URL)."""
+    scope = request.scope if isinstance(request, Request) else request
     host = None
     for name, value in scope["headers"]:
         if name == b"host":

@@ -182,9 +182,8 @@ def flag_all(request: Request, flagged: list[Any]) -> None:
         flag(request, rule, detail)
 
 
-def request_base(request: Request) -> str:
-    """``scheme://host[root_path]`` of the request (the kernel's, worked out once per host)."""
-    return base_url(request.scope)
+#: ``scheme://host[root_path]`` of a request: the kernel's base URL (worked out once per host)
+request_base = base_url
 
 
 def page_number(params: Any, name: str, default: int, minimum: int, maximum: int) -> int:

@@ -89,6 +89,9 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
                         help="the instructions part also simulates the caches (32 KiB first level, a 512 KiB last "
                              "level: about one core's L2) and reports the misses of that level per request "
                              "(slower, about 1.5 x)")
+    parser.add_argument("--instr-dumps", default=None, metavar="DIR",
+                        help="the instructions part keeps each server's callgrind dump in DIR "
+                             "(SERVICE-bare|fake|jb0.callgrind) for callgrind_annotate")
     parser.add_argument("--density-worlds", type=int, default=None,
                         help="touched worlds per service one `fakes serve` holds in the density part (default "
                              "10,000; 100 with --quick)")
@@ -153,7 +156,7 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         mix_connections=max(1, args.mix_connections),
         instr_requests=max(1, pick(args.instr_requests, 300, 50)),
         instr_warmup=None if args.instr_warmup is None else max(0, args.instr_warmup),
-        instr_caches=args.instr_caches,
+        instr_caches=args.instr_caches, instr_dumps=args.instr_dumps,
     )
     return options, args.json_path
 

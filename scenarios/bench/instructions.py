@@ -116,7 +116,7 @@ def _instructions_row(target: str, options: Options, folder: Path) -> dict[str, 
     misses = {}
     for name, spec in specs.items():
         counts = _count(spec, folder / name, info, warmup, options.instr_requests,
-                        options.instr_caches)
+                        options.instr_caches, keep=_kept_dump(options.instr_dumps, info["service"], name))
         row[name] = counts["Ir"]
         if options.instr_caches:
             misses[name] = sum(counts[event] for event in LAST_LEVEL_MISSES)
@@ -127,10 +127,19 @@ def _instructions_row(target: str, options: Options, folder: Path) -> dict[str, 
     return row
 
 
+def _kept_dump(folder: str | None, service: str, server: str) -> Path | None:
+    """Where ``--instr-dumps`` keeps a server's dump (``jb0`` for the fake without the journal)."""
+    if folder is None:
+        return None
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return Path(folder) / f"{service}-{'jb0' if server == 'lean' else server}.callgrind"
+
+
 def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], warmup: int, requests: int,
-           caches: bool = False) -> dict[str, float]:
+           caches: bool = False, keep: Path | None = None) -> dict[str, float]:
     """Events per request of one server (``Ir``: instructions; with ``caches`` the simulated
-    caches' misses too): served under callgrind, counted between a zero and a dump."""
+    caches' misses too): served under callgrind, counted between a zero and a dump (copied to
+    ``keep`` when given)."""
     import httpx
 
     out.mkdir()
@@ -154,6 +163,8 @@ def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], warmup: int, r
         dump = out / f"callgrind.{pid}.1"  # the first dump asked for; callgrind.<pid> is the one at exit
         if not dump.exists():
             raise RuntimeError(f"callgrind wrote no dump ({server.stderr_tail()})")
+        if keep is not None:
+            shutil.copyfile(dump, keep)
         return {event: total / requests for event, total in _events(dump).items()}
 
 

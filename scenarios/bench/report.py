@@ -59,6 +59,7 @@ class Options:
     instr_requests: int = 300
     instr_warmup: int | None = None  # None: per service, instructions.steady_warmup (1,200 or more)
     instr_caches: bool = False  # the instructions part also simulates the caches (L2-sized last level)
+    instr_dumps: str | None = None  # the instructions part keeps each server's callgrind dump here
 
 
 @dataclass

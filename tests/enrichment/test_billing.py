@@ -192,6 +192,21 @@ def test_use_cache_never_pays_again_and_is_flagged(fake: EnrichmentFake, client:
     assert [entry["warnings"] for entry in fake.journal_entries()][-2:] == [
         [f"{PAID_TWICE_IN_CACHE_WINDOW.id}: company_details stripe.com|False|None|False was paid for already "
          "inside the 29-day window"], [f"{PAID_TWICE_IN_CACHE_WINDOW.id}: {detail}"]]
+    # the details kept stay few and short: a long key is worded each time, the table never passes its cap
+    from fakes.enrichment import lookup_base
+
+    kept = fake.model.lookups.paid_twice_details
+    assert set(kept) == {("employee_count", "employee_count|stripe.com"),
+                         ("company_details", "company_details|stripe.com|False|None|False")}
+    first, last = "a" * 200, "b" * 200  # the longest names the parameters take: a key past the cap
+    for _ in range(2):
+        answer = client.get("/v1/employee/work-email", params={"first_name": first, "last_name": last,
+                                                               "domain": "stripe.com", "force_refresh": "true"},
+                            headers=headers)
+        assert answer.status_code == 200
+    assert len(f"work_email|stripe.com|{first}|{last}") > lookup_base.MAX_KEPT_DETAIL_KEY
+    assert fake.verdicts()[0]["last"]["detail"].startswith(f"work_email stripe.com|{first}|{last} was paid")
+    assert len(kept) == 2
     missing = client.get("/v1/company/employee-count", params={"website": "acme.com", "use_cache": "if-present-only"},
                          headers=headers)
     assert missing.status_code == 404 and missing.headers[COST] == "0"

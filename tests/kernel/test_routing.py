@@ -94,7 +94,7 @@ def test_same_answer_as_starlette_first_and_remembered(method: str, path: str) -
     assert call(router, method, path)[:2] == expected  # remembered
 
 
-def test_each_kind_of_response_sends_the_messages_starlette_sends() -> None:
+def test_each_kind_of_response_sends_the_messages_starlette_sends(monkeypatch: pytest.MonkeyPatch) -> None:
     """The router sends a plain response's two messages itself; a stream and a response with a
     background task send themselves (the task runs after the answer, once)."""
     ran: list[str] = []
@@ -133,6 +133,18 @@ def test_each_kind_of_response_sends_the_messages_starlette_sends() -> None:
         assert messages(router, path) == expected  # matched
         assert messages(router, path) == expected  # remembered
     assert ran == ["task"] * 3
+    # the plain answers' messages come from the router, not from Response.__call__
+    called: list[str] = []
+    plain_call = Response.__call__
+
+    async def counted(self: Response, scope: Any, receive: Any, send: Any) -> None:
+        called.append(scope["path"])
+        await plain_call(self, scope, receive, send)
+
+    monkeypatch.setattr(Response, "__call__", counted)
+    monkeypatch.setattr(routing, "_PLAIN_CALL", counted)
+    assert messages(ServiceRouter(kinds), "/plain") == messages(Router(routes=kinds), "/plain")
+    assert called == ["/plain"]  # Starlette's router's only
 
 
 async def item_json(request: Request) -> Response:
@@ -162,6 +174,18 @@ def test_a_new_path_tries_only_the_routes_of_its_first_segment_in_starlettes_ord
                 except HTTPException as exc:
                     got = exc.status_code
                 assert got == expected, (method, path)
+    # and only those are tried: a route of another first segment is never asked
+    asked: list[str] = []
+
+    class Counted(Route):
+        def matches(self, scope: Any) -> Any:
+            asked.append(scope["path"])
+            return super().matches(scope)
+
+    router = ServiceRouter([Counted("/a/{id}", named), *table])
+    call(router, "GET", "/b/7")
+    call(router, "GET", "/a/8")
+    assert asked == ["/a/8"]
     by_segment, anywhere = routing.route_segments(table)
     assert [route.path for route in by_segment["b"]] == ["/{first}/x", "/b/{id}", "/files{ext}", "/{rest:path}"]
     assert [route.path for route in anywhere] == ["/{first}/x", "/files{ext}", "/{rest:path}"]

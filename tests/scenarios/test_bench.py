@@ -330,9 +330,16 @@ def test_the_instructions_table_shows_the_simulated_misses_when_they_were_counte
 @pytest.mark.skipif(instructions_unavailable := bench_valgrind_missing(), reason=str(instructions_unavailable))
 def test_the_instructions_part_counts_each_server_under_callgrind(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
+    dumps = tmp_path / "dumps"
     assert bench.main(["--parts", "instructions", "--only", "member-export", "--no-kernel", "--instr-requests", "3",
-                       "--instr-warmup", "10", "--instr-caches", "--json", str(out)]) == 0
+                       "--instr-warmup", "10", "--instr-caches", "--instr-dumps", str(dumps), "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())["instructions"]
+    # --instr-dumps kept each server's dump, whose totals are the row's
+    from scenarios.bench import instructions
+
+    assert sorted(path.name for path in dumps.iterdir()) == [
+        "member-export-bare.callgrind", "member-export-fake.callgrind", "member-export-jb0.callgrind"]
+    assert instructions._totals(dumps / "member-export-fake.callgrind") == pytest.approx(row["fake"] * 3)
     # the whole served request: uvicorn, httptools and the app, some 100,000 instructions or more
     assert row["bare"] > 50_000 and row["fake"] > 50_000 and row["lean"] > 50_000
     assert row["ratio"] == pytest.approx(row["bare"] / row["fake"])

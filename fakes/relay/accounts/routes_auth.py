@@ -12,6 +12,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.http import base_url
 
 from . import invites, logins, schemas
 from .http import accounts_of, credentials, identity, model_of, ok, read_body, session_cookie
@@ -21,10 +22,6 @@ STATE_COOKIE_SUFFIX = "_oauth_state"
 #: treg referrals._CODE_RE (referrals.py:54)
 REFERRAL_CODE = re.compile(r"[a-z0-9][a-z0-9-]{2,31}")
 
-
-
-def base_url(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
 
 
 def cookie_path(request: Request) -> str:

@@ -10,12 +10,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from fakes.kernel.http import JSONBytesResponse
+from fakes.kernel.http import JSONBytesResponse, base_url
 
 from . import connections, keys, localrun, schemas, skills
 from .http import accounts_of, client_of, member, model_of, ok, path_int, read_body
 from .identity import require_can_register
-from .routes_auth import base_url, page
+from .routes_auth import page
 
 
 async def secrets(request: Request) -> Response:

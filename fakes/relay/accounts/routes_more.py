@@ -11,12 +11,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from fakes.kernel.errors import ServiceError
-from fakes.kernel.http import JSONBytesResponse, dumps
+from fakes.kernel.http import JSONBytesResponse, base_url, dumps
 
 from . import billing, misc, schemas
 from .formats import iso
 from .http import accounts_of, client_of, identity, invalid, member, model_of, ok, query_int, read_body
-from .routes_auth import base_url, page
+from .routes_auth import page
 
 
 async def billing_get(request: Request) -> Response:
