@@ -41,7 +41,6 @@ class Exchange:
         "_receive",
         "_request_done",
         "_scope",
-        "_send",
         "body_bytes",
         "details",
         "request_body",
@@ -49,6 +48,7 @@ class Exchange:
         "response_body",
         "response_headers",
         "response_length",
+        "server_send",
         "status",
     )
 
@@ -67,7 +67,8 @@ class Exchange:
         # a GET or HEAD with a body is rare enough to be left unread (and marked so) if unrouted
         self._request_done = not details or scope["method"] in BODILESS_METHODS
         self._receive = receive
-        self._send = send
+        #: the server's send (what :meth:`send` hands messages on to)
+        self.server_send = send
 
     @property
     def request_headers(self) -> list[tuple[bytes, bytes]]:
@@ -110,7 +111,21 @@ class Exchange:
                 # the common case: the whole body in one message, kept by reference (cut when settled)
                 self.response_body = body if not kept else _keep(kept, body, self.body_bytes)
                 self.response_length += len(body)
-        return self._send(message)
+        return self.server_send(message)
+
+    def answered(self, status: int, headers: Iterable[tuple[bytes, bytes]], body: bytes) -> bool:
+        """The router is about to send a plain answer (``status``, ``headers``, then ``body`` in one
+        message) through :attr:`server_send` itself: record it as :meth:`send` would have, without
+        a call per message. False (nothing recorded) when the route left a body unread that the
+        journal would keep: then the answer goes through :meth:`send`, which reads it first."""
+        if not self._request_done:
+            return False
+        self.status = status
+        if self.details:
+            self.response_headers = headers
+            self.response_body = body
+            self.response_length = len(body)
+        return True
 
     def _unread_length(self) -> int:
         """The declared length of a body the route answered without reading (a 401, a 404, a
@@ -134,7 +149,7 @@ class Exchange:
                     break
         except Exception:  # the answer is decided; what was not read stays unread
             pass
-        await self._send(message)
+        await self.server_send(message)
 
 
 #: requests whose body, if any, is not read before an answer the route gave without reading it
@@ -155,7 +170,7 @@ class Settled:
     joined header list, the answer's header tuple and each cut body of the last exchange are
     reused when equal: no new memory per request for what did not change."""
 
-    __slots__ = ("body_bytes", "request_body", "request_headers", "request_joined", "response_body",
+    __slots__ = ("body_bytes", "kept", "request_body", "request_headers", "request_joined", "response_body",
                  "response_headers", "response_joined")
 
     def __init__(self, body_bytes: int) -> None:
@@ -169,6 +184,7 @@ class Settled:
         self.response_joined = b""
         self.request_body = b""
         self.response_body = b""
+        self.kept: Kept | None = None  # the last exchange's, returned again for an equal one
 
     def settle(self, exchange: Exchange, head: bool = False) -> Kept:
         """What the journal keeps of ``exchange``: a plain tuple of bytes and integers (see :data:`Kept`).
@@ -180,7 +196,9 @@ class Settled:
         caches; one object is one such miss, not fifteen. A tuple holding only bytes and integers
         is one the garbage collector stops tracking, so a full journal adds nothing to every
         collection. The request's callables (they hold the server's whole request cycle) are let
-        go with the exchange. ``head``: the client got no body (a HEAD request)."""
+        go with the exchange. An exchange equal to the one before (a client repeating a request
+        and answered the same, a cached page) gets the very tuple of the one before: the journal
+        keeps it, and counts it, once. ``head``: the client got no body (a HEAD request)."""
         headers = exchange._scope["headers"]
         if headers == self.request_headers:
             request_headers = self.request_joined
@@ -203,8 +221,12 @@ class Settled:
             if len(response_body) > self.body_bytes:
                 response_body = self.response_body = self._cut(response_body, self.response_body)
         cost = len(request_headers) + len(response_headers) + len(request_body) + len(response_body)
-        return (request_headers, request_body, exchange.request_length, response_headers, response_body,
+        kept = (request_headers, request_body, exchange.request_length, response_headers, response_body,
                 response_length, cost)
+        if kept == self.kept:  # as the exchange before (the same request answered the same): that very tuple
+            return self.kept
+        self.kept = kept
+        return kept
 
     def _cut(self, body: bytes, last: bytes) -> bytes:
         """``body`` cut to ``body_bytes``: the last cut again when it begins with it (no copy)."""

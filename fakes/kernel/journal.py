@@ -10,13 +10,18 @@ Each entry also keeps the request's headers and body and the answer's headers an
 (:class:`~fakes.kernel.exchange.Exchange`: raw, by reference, each body cut to ``body_bytes``).
 Everything an entry keeps counts against the journal's byte budget (``total_bytes``): its method,
 path, query and warnings (a path or query past :data:`MAX_KEPT_TEXT` characters is cut, and the
-entry says so), headers and bodies. Past the budget the oldest entries lose their headers and
-bodies (they keep method, path, query, status and time), then, if that is not enough, the oldest
-entries go; the newest always stays. All journals of the process together keep within the pool's
-budget as well (fakes/kernel/journalpool.py, ``--journal-total-bytes``). Credentials are redacted
-when read (``redactor``; None shows them as sent). Slots grow with use, up to ``size``, then are
-reused as a ring: a fake (or a world) that received few requests holds a journal of that few (an
-empty world, none at all); a cleared journal holds none again.
+entry says so), headers and bodies. Consecutive entries that keep the very same headers and bodies
+(a client repeating a request and answered the same, a cached page: settled into one tuple, see
+:class:`~fakes.kernel.exchange.Settled`) hold them once, and they count once, with the newest of
+those entries: a fake answering a 52 KB page kept a thousand entries of it in the memory of one,
+yet counted each, and dropped an entry's details on every request. Past the budget the oldest
+entries lose their headers and bodies (they keep method, path, query, status and time), then, if
+that is not enough, the oldest entries go; the newest always stays. All journals of the process
+together keep within the pool's budget as well (fakes/kernel/journalpool.py,
+``--journal-total-bytes``). Credentials are redacted when read (``redactor``; None shows them as
+sent). Slots grow with use, up to ``size``, then are reused as a ring: a fake (or a world) that
+received few requests holds a journal of that few (an empty world, none at all); a cleared journal
+holds none again.
 """
 
 from __future__ import annotations
@@ -137,10 +142,13 @@ class Journal:
         """Record one request (with what :meth:`exchange` kept of it, and the rule that answered
         it if one did); its seq (1, 2, ...)."""
         self.total = seq = self.total + 1
-        if len(path) > MAX_KEPT_TEXT:
-            path = Cut.of(path)
-        if len(query) > MAX_KEPT_TEXT:
-            query = Cut.of(query)
+        length = len(path) + len(query)
+        if length > MAX_KEPT_TEXT:
+            if len(path) > MAX_KEPT_TEXT:
+                path = Cut.of(path)
+            if len(query) > MAX_KEPT_TEXT:
+                query = Cut.of(query)
+            length = len(path) + len(query)
         if answered_by is not None:
             self._answered[seq] = answered_by
         request = (method, path, query)
@@ -152,20 +160,29 @@ class Journal:
         shared = table.get(request)
         if shared is None:
             shared = request
-            if len(path) + len(query) <= MAX_SHARED_TEXT:
+            if length <= MAX_SHARED_TEXT:
                 if len(table) >= MAX_SHARED_REQUESTS:
                     table.clear()
                 table[request] = request
-        cost = ENTRY_COST + len(path) + len(query)
+        cost = ENTRY_COST + length
         if warnings:
             if max(map(len, warnings)) > MAX_KEPT_TEXT:
                 warnings = tuple(w if len(w) <= MAX_KEPT_TEXT else Cut.of(w) for w in warnings)
             cost += sum(map(len, warnings))
         kept = None
-        if exchange is not None and exchange.details:
-            kept = self._settled.settle(exchange, method == "HEAD")  # type: ignore[union-attr]
-            cost += kept[COST]
         index = seq - self._base
+        moved = 0
+        if exchange is not None and exchange.details:
+            settled = self._settled
+            last = settled.kept  # type: ignore[union-attr]
+            kept = settled.settle(exchange, method == "HEAD")  # type: ignore[union-attr]
+            details = kept[COST]
+            cost += details
+            if kept is last and index:  # the same as the exchange before: counted with the newest entry
+                before = (index - 1) % self.size
+                if self._exchange[before] is kept:
+                    moved = details
+                    self._cost[before] -= moved
         if index < self.size:  # a new slot
             self._request.append(shared)
             self._seq.append(seq)
@@ -174,10 +191,10 @@ class Journal:
             self._cost.append(cost)
             self._warnings.append(warnings)
             self._exchange.append(kept)
-            grown = cost
+            grown = cost - moved
         else:
             slot = index % self.size
-            grown = cost - self._cost[slot]  # the entry it replaces falls off (0 if already dropped)
+            grown = cost - moved - self._cost[slot]  # the entry it replaces falls off (0 if already dropped)
             if self._answered:
                 self._answered.pop(self._seq[slot], None)
             self._request[slot] = shared
@@ -218,7 +235,8 @@ class Journal:
             slot = (seq - base) % size
             held = exchanges[slot]
             if held.__class__ is tuple and seqs[slot] == seq:
-                cost = held[COST]
+                # kept by the next entry too: counted with the newest that keeps it (nothing freed yet)
+                cost = 0 if seq < last and exchanges[(seq + 1 - base) % size] is held else held[COST]
                 costs[slot] -= cost
                 kept -= cost
                 exchanges[slot] = DROPPED

@@ -14,7 +14,9 @@ only costs time. This router:
 - calls a function endpoint as ``await endpoint(Request(...))`` then ``await response(...)``,
   without Starlette's exception wrapper (what the wrapper would do with no handler registered:
   re-raise), and sends a plain response's two messages itself (what ``Response.__call__`` sends,
-  one coroutine less; a streaming or file response, or one with a background task, sends itself);
+  one coroutine less; a streaming or file response, or one with a background task, sends itself),
+  recording the answer in the request's journal exchange at once when ``send`` is the exchange's
+  own (:meth:`fakes.kernel.exchange.Exchange.answered`: no wrapped send per message);
 - on a path it has not seen (a new id in it), tries only the routes whose first path segment is
   the path's, or a parameter (:func:`route_segments`), not every route of the service in turn;
 - leaves everything else to Starlette: partial matches (405), misses (404), redirects.
@@ -37,6 +39,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .exchange import Exchange
 
 #: distinct (method, root path, path) remembered before the table starts over
 MAX_REMEMBERED = 4096
@@ -93,7 +97,12 @@ class ServiceRouter(Router):
         else:  # an async function endpoint, called here: one coroutine less per request
             response = await endpoint(Request(scope, receive, send))
             if response.__class__.__call__ is _PLAIN_CALL and response.background is None:
-                # what Response.__call__ sends (a plain, JSON or text answer), without its coroutine
+                # what Response.__call__ sends (a plain, JSON or text answer), without its coroutine;
+                # recorded for the journal at once, then sent the server's way (fakes/kernel/exchange.py)
+                exchange = getattr(send, "__self__", None)  # send is a journal exchange's (no rule wraps it)
+                if exchange.__class__ is Exchange and exchange.answered(response.status_code, response.raw_headers,
+                                                                        response.body):
+                    send = exchange.server_send
                 await send({"type": "http.response.start", "status": response.status_code,
                             "headers": response.raw_headers})
                 await send({"type": "http.response.body", "body": response.body})

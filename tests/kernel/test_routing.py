@@ -60,11 +60,19 @@ def routes() -> list[Any]:
     ]
 
 
+def _scope(method: str, path: str, root_path: str = "") -> dict[str, Any]:
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+            "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+            "root_path": root_path, "headers": [(b"host", b"test")], "server": ("test", 80),
+            "client": ("127.0.0.1", 1), "app": object()}  # "app" in scope: 404/405 raise, as in FakeApp
+
+
+async def _no_body() -> dict[str, Any]:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
 def call(app: Any, method: str, path: str, root_path: str = "") -> tuple[int, bytes, dict[str, Any]]:
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
-             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
-             "root_path": root_path, "headers": [(b"host", b"test")], "server": ("test", 80),
-             "client": ("127.0.0.1", 1), "app": object()}  # "app" in scope: 404/405 raise, as in FakeApp
+    scope = _scope(method, path, root_path)
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
@@ -391,3 +399,56 @@ def test_a_mount_is_remembered_and_routed_as_starlette_routes_it(monkeypatch: py
     assert "/items/{item_id:int}" not in tried  # the routes before the mount are not tried again
     for key in ("root_path", "path_params", "app_root_path"):
         assert again[2].get(key) == expected_scope.get(key)
+
+
+def test_a_plain_answer_is_recorded_in_the_journal_exchange_without_its_send(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When ``send`` is a journal exchange's own, the router records a plain answer in it at once and
+    sends through the server's send (no wrapped call per message); a body the route left unread
+    (kept by the journal) still goes through the exchange's send, which reads it first."""
+    from fakes.kernel.exchange import Exchange
+
+    router = ServiceRouter(routes())
+    wrapped: list[str] = []
+    exchange_send = Exchange.send
+
+    def counted_send(self: Exchange, message: dict[str, Any]) -> Any:
+        wrapped.append(message["type"])
+        return exchange_send(self, message)
+
+    monkeypatch.setattr(Exchange, "send", counted_send)
+
+    def answer(method: str, path: str, body: bytes = b"", **extra: Any) -> tuple[Exchange, list[dict[str, Any]]]:
+        sent: list[dict[str, Any]] = []
+        chunks = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            return chunks.pop() if chunks else {"type": "http.disconnect"}
+
+        async def server_send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {**_scope(method, path), **extra}
+        exchange = Exchange(scope, receive, server_send, 1 << 20, True, 16 * 1024)
+        asyncio.run(router(scope, exchange.receive, exchange.send))
+        return exchange, sent
+
+    exchange, sent = answer("GET", "/items/7")
+    assert wrapped == []  # recorded by the router, sent the server's way
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+    assert exchange.status == 200 and exchange.response_body == sent[1]["body"] == b'{"item":7,"method":"GET"}'
+    assert exchange.response_headers is sent[0]["headers"] and exchange.response_length == len(sent[1]["body"])
+
+    # a POST whose body the route never read: the exchange's send reads it before the answer goes
+    headers = [(b"content-length", b"4")]
+    exchange, sent = answer("POST", "/items/7", b"abcd", headers=headers)
+    assert wrapped == ["http.response.start", "http.response.body"]
+    assert exchange.request_body == b"abcd" and exchange.status == 200 and exchange.response_body == b"post"
+
+    # a send that is not an exchange's (a rule wrapping it): the router sends through it as ever
+    sent = []
+
+    async def plain_send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(router(_scope("GET", "/items/8"), _no_body, plain_send))
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
