@@ -452,3 +452,48 @@ def test_a_plain_answer_is_recorded_in_the_journal_exchange_without_its_send(mon
 
     asyncio.run(router(_scope("GET", "/items/8"), _no_body, plain_send))
     assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+
+
+def test_the_routed_request_reads_bodies_forms_and_streams_as_starlettes_does() -> None:
+    """The router's :class:`RoutedRequest` skips Request's constructor; what that constructor sets
+    (stream not read, no form, not disconnected) behaves the same: a body read twice, a form, a
+    stream consumed once, the disconnect check."""
+    from starlette.requests import Request as StarletteRequest
+
+    seen: list[Any] = []
+
+    async def reader(request: StarletteRequest) -> Response:
+        assert isinstance(request, StarletteRequest)
+        body = await request.body()
+        again = await request.body()  # kept after the first read
+        form = await request.form()
+        disconnected = await request.is_disconnected()
+        try:
+            async for _ in request.stream():
+                pass
+            consumed = "read again"
+        except RuntimeError as exc:  # the stream was consumed by body()
+            consumed = str(exc)
+        seen.append((body == again, dict(form), disconnected, consumed, request.method, request.url.path))
+        return PlainTextResponse(body.decode())
+
+    def answers(app: Any) -> list[Any]:
+        seen.clear()
+        chunks = [{"type": "http.request", "body": b"a=1&b=two", "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            return chunks.pop() if chunks else {"type": "http.disconnect"}
+
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = _scope("POST", "/form")
+        scope["headers"] = [(b"host", b"test"), (b"content-type", b"application/x-www-form-urlencoded")]
+        asyncio.run(app(scope, receive, send))
+        return [*seen, sent[1]["body"]]
+
+    expected = answers(Router(routes=[Route("/form", reader, methods=["POST"])]))
+    assert expected[0][0] is True and expected[0][1] == {"a": "1", "b": "two"}
+    assert answers(ServiceRouter([Route("/form", reader, methods=["POST"])])) == expected
