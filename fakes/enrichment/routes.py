@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fakes.kernel.clock import Clock
 from fakes.kernel.errors import ServiceError
+from fakes.kernel.exchange import answer_send
 from fakes.kernel.http import base_url, bearer_token, dumps, encoded_header_list, json_response, parse_query, read_json
 from fakes.kernel.limits import BodyTooLarge
 from fakes.kernel.verdicts import VERDICTS_KEY, ClientRule
@@ -199,6 +200,7 @@ async def serve(fake: ServedFake, scope: Scope, receive: Receive, send: Send, op
     if op.streamed:
         await StreamedResponse.send(send, answer.status, headers, raw)
         return
+    send = answer_send(send, answer.status, headers, raw)  # recorded for the journal at once
     await send({"type": "http.response.start", "status": answer.status, "headers": headers})
     await send({"type": "http.response.body", "body": raw})
 

@@ -152,6 +152,17 @@ class Exchange:
         await self.server_send(message)
 
 
+def answer_send(send: Send, status: int, headers: Iterable[tuple[bytes, bytes]], body: bytes) -> Send:
+    """The send for a plain answer (``status`` and ``headers``, then ``body`` in one message) that a
+    route sends by hand: when ``send`` is a journal exchange's own (no rule wraps it), the answer is
+    recorded in the exchange at once (:meth:`Exchange.answered`) and the server's send comes back,
+    so the two messages pass no wrapper; else ``send`` itself. (The router does the same inline.)"""
+    exchange = getattr(send, "__self__", None)
+    if exchange.__class__ is Exchange and exchange.answered(status, headers, body):
+        return exchange.server_send
+    return send
+
+
 #: requests whose body, if any, is not read before an answer the route gave without reading it
 BODILESS_METHODS = frozenset({"GET", "HEAD"})
 

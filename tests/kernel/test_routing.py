@@ -497,3 +497,35 @@ def test_the_routed_request_reads_bodies_forms_and_streams_as_starlettes_does() 
     expected = answers(Router(routes=[Route("/form", reader, methods=["POST"])]))
     assert expected[0][0] is True and expected[0][1] == {"a": "1", "b": "two"}
     assert answers(ServiceRouter([Route("/form", reader, methods=["POST"])])) == expected
+
+
+def test_a_route_sending_by_hand_records_its_answer_through_answer_send() -> None:
+    """``answer_send`` (for routes that send their two messages themselves, as enrichment's do): the
+    server's send and the answer recorded when ``send`` is an exchange's own; ``send`` itself
+    otherwise, or when the route left a body unread that the journal keeps."""
+    from fakes.kernel.exchange import Exchange, answer_send
+
+    async def server_send(message: dict[str, Any]) -> None:
+        return None
+
+    get = Exchange(_scope("GET", "/x"), _no_body, server_send, 1 << 20, True, 16 * 1024)
+    headers = [(b"content-type", b"text/plain")]
+    assert answer_send(get.send, 201, headers, b"made") is server_send
+    assert (get.status, get.response_headers, get.response_body, get.response_length) == (201, headers, b"made", 4)
+    post = Exchange({**_scope("POST", "/x"), "headers": [(b"content-length", b"3")]}, _no_body, server_send,
+                    1 << 20, True, 16 * 1024)
+    assert answer_send(post.send, 200, headers, b"ok") == post.send and post.status == 0  # reads the body first
+    assert answer_send(server_send, 200, headers, b"ok") is server_send
+
+
+def test_enrichment_journals_what_it_sends_by_hand() -> None:
+    from fakes.enrichment import EnrichmentFake
+
+    fake = EnrichmentFake(seed=0)
+    method, path = fake.sample_request()  # a company the seed has: answered by the route, sent by hand
+    with fake.client() as client:
+        answer = client.request(method, path, headers=dict(fake.auth_headers()))
+    entry = fake.journal_entries()[-1]
+    assert entry["status"] == answer.status_code == 200
+    assert entry["response"]["body"] == answer.text and entry["response"]["body_length"] == len(answer.content)
+    assert entry["response"]["headers"]["content-type"] == answer.headers["content-type"]
