@@ -461,6 +461,7 @@ def test_the_routed_request_reads_bodies_forms_and_streams_as_starlettes_does() 
     from starlette.requests import Request as StarletteRequest
 
     seen: list[Any] = []
+    kinds: list[str] = []
 
     async def reader(request: StarletteRequest) -> Response:
         assert isinstance(request, StarletteRequest)
@@ -474,6 +475,7 @@ def test_the_routed_request_reads_bodies_forms_and_streams_as_starlettes_does() 
             consumed = "read again"
         except RuntimeError as exc:  # the stream was consumed by body()
             consumed = str(exc)
+        kinds.append(type(request).__name__)
         seen.append((body == again, dict(form), disconnected, consumed, request.method, request.url.path))
         return PlainTextResponse(body.decode())
 
@@ -497,6 +499,7 @@ def test_the_routed_request_reads_bodies_forms_and_streams_as_starlettes_does() 
     expected = answers(Router(routes=[Route("/form", reader, methods=["POST"])]))
     assert expected[0][0] is True and expected[0][1] == {"a": "1", "b": "two"}
     assert answers(ServiceRouter([Route("/form", reader, methods=["POST"])])) == expected
+    assert kinds == ["Request", "RoutedRequest"]  # Starlette's own, then the router's
 
 
 def test_a_route_sending_by_hand_records_its_answer_through_answer_send() -> None:
@@ -518,13 +521,25 @@ def test_a_route_sending_by_hand_records_its_answer_through_answer_send() -> Non
     assert answer_send(server_send, 200, headers, b"ok") is server_send
 
 
-def test_enrichment_journals_what_it_sends_by_hand() -> None:
+def test_enrichment_journals_what_it_sends_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enrichment's route sends its answer itself: recorded at once (no message through the
+    exchange's send wrapper), and the journal holds what the client got."""
     from fakes.enrichment import EnrichmentFake
+    from fakes.kernel.exchange import Exchange
 
+    wrapped: list[str] = []
+    exchange_send = Exchange.send
+
+    def counted_send(self: Exchange, message: dict[str, Any]) -> Any:
+        wrapped.append(message["type"])
+        return exchange_send(self, message)
+
+    monkeypatch.setattr(Exchange, "send", counted_send)
     fake = EnrichmentFake(seed=0)
     method, path = fake.sample_request()  # a company the seed has: answered by the route, sent by hand
     with fake.client() as client:
         answer = client.request(method, path, headers=dict(fake.auth_headers()))
+    assert wrapped == []
     entry = fake.journal_entries()[-1]
     assert entry["status"] == answer.status_code == 200
     assert entry["response"]["body"] == answer.text and entry["response"]["body_length"] == len(answer.content)
