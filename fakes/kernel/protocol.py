@@ -26,12 +26,18 @@ A request that arrives whole in one read (nearly all of them) arms no timer at a
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+import httptools
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+from uvicorn.protocols.http.flow_control import service_unavailable
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from .cycle import CoalescingCycle
 from .limits import TIMED_OUT_KEY
 
 DEFAULT_HEADER_TIMEOUT_S = 10.0
@@ -97,20 +103,40 @@ def check_header_bytes(value: Any, name: str) -> int:
     return value
 
 
-def protocol_class(timeouts: ReadTimeouts) -> type[HttpToolsProtocol]:
-    """uvicorn's ``http`` protocol class for servers with these timeouts and this header cap."""
+def protocol_class(timeouts: ReadTimeouts, forwarded_allow_ips: str | list[str] | None = None
+                   ) -> type[HttpToolsProtocol]:
+    """uvicorn's ``http`` protocol class for servers with these timeouts and this header cap, that
+    believes X-Forwarded-Proto and -For from ``forwarded_allow_ips`` (uvicorn's setting; None:
+    from nobody). Serve it with uvicorn's ``proxy_headers`` off: the protocol reads the two
+    headers itself (see :class:`GuardedHttpToolsProtocol`)."""
+    trusted = None
+    if forwarded_allow_ips is not None:
+        trusted = ProxyHeadersMiddleware(_no_app, trusted_hosts=forwarded_allow_ips)
     return type("GuardedHttpToolsProtocol", (GuardedHttpToolsProtocol,),
                 {"header_timeout": float(timeouts.header_s), "body_timeout": float(timeouts.body_s),
-                 "max_header_bytes": timeouts.header_bytes})
+                 "max_header_bytes": timeouts.header_bytes, "proxy": trusted})
+
+
+async def _no_app(scope: Any, receive: Any, send: Any) -> None:
+    """The app of the :class:`ProxyHeadersMiddleware` the protocol reads headers with: never called."""
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
     """:class:`HttpToolsProtocol` plus the two timeouts and the header cap (see the module); one
-    timer at most."""
+    timer at most. Two things uvicorn does per request it does once per connection or at less
+    cost, with the same outcome: whether the client is a trusted proxy is decided when it connects
+    (uvicorn's ``ProxyHeadersMiddleware`` asks on every request, as one more coroutine around the
+    app), and a request whose headers hold no X-Forwarded-Proto or -For is not looked at again;
+    an answer's head is written with its body (:class:`~.cycle.CoalescingCycle`)."""
 
     header_timeout = DEFAULT_HEADER_TIMEOUT_S
     body_timeout = DEFAULT_BODY_TIMEOUT_S
     max_header_bytes = DEFAULT_MAX_HEADER_BYTES
+    #: uvicorn's middleware for X-Forwarded-Proto and -For, whose trusted hosts and rules are used
+    #: (never its coroutine); None: nobody is believed
+    proxy: ProxyHeadersMiddleware | None = None
+    #: this connection's client is a trusted proxy
+    _forwarding = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -124,22 +150,80 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     # -- where the parser is -------------------------------------------------------------------
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        if self.proxy is not None:
+            self._forwarding = (self.client[0] if self.client else None) in self.proxy.trusted_hosts
         self._in_headers = True  # a connection that never sends a request is held no longer
         self._arm(self.header_timeout)
 
     def on_message_begin(self) -> None:
-        super().on_message_begin()
+        # uvicorn's, with the request's timed-out flag in the scope
+        self.url = b""
+        self.expect_100_continue = False
+        self.headers = []
         self._in_headers = True
-        self._timed_out = [0]
-        self.scope[TIMED_OUT_KEY] = self._timed_out  # type: ignore[literal-required]
+        self._timed_out = timed_out = [0]
+        scope: Any = {
+            "type": "http",
+            "asgi": {"version": self.asgi_version, "spec_version": "2.3"},
+            "http_version": "1.1",
+            "server": self.server,
+            "client": self.client,
+            "scheme": self.scheme,
+            "root_path": self.root_path,
+            "headers": self.headers,
+            "state": self.app_state.copy(),
+            TIMED_OUT_KEY: timed_out,
+        }
+        self.scope = scope
 
     def on_headers_complete(self) -> None:
         self._in_headers = False
         self._in_body = True
         self._header_bytes = 0
-        self._last_body = self.loop.time()
-        self._disarm()
-        super().on_headers_complete()
+        if self._guard is not None:
+            self._disarm()
+        # uvicorn's, with the forwarded headers read here and the cycle a CoalescingCycle
+        parser = self.parser
+        scope = self.scope
+        http_version = parser.get_http_version()
+        scope["method"] = parser.get_method().decode("ascii")
+        if http_version != "1.1":
+            scope["http_version"] = http_version
+        if parser.should_upgrade() and self._should_upgrade():
+            return
+        parsed_url = httptools.parse_url(self.url)
+        raw_path = parsed_url.path
+        path = raw_path.decode("ascii")
+        if "%" in path:
+            path = urllib.parse.unquote(path)
+        scope["path"] = self.root_path + path
+        scope["raw_path"] = self.root_path.encode("ascii") + raw_path
+        scope["query_string"] = parsed_url.query or b""
+        if self._forwarding:
+            names = dict(self.headers)  # in C: most requests carry neither header
+            if b"x-forwarded-for" in names or b"x-forwarded-proto" in names:
+                _believe_forwarded(self.proxy, scope)  # type: ignore[arg-type]
+        if self.limit_concurrency is not None and (
+                len(self.connections) >= self.limit_concurrency or len(self.tasks) >= self.limit_concurrency):
+            app = service_unavailable
+            self.logger.warning("Exceeded concurrency limit.")
+        else:
+            app = self.app
+        existing_cycle = self.cycle
+        self.cycle = cycle = CoalescingCycle(
+            scope=scope, transport=self.transport, flow=self.flow, logger=self.logger,
+            access_logger=self.access_logger,
+            access_log=self.access_log and self.access_logger.isEnabledFor(logging.INFO),  # its lines are INFO
+            default_headers=self.server_state.default_headers, message_event=asyncio.Event(),
+            expect_100_continue=self.expect_100_continue,
+            keep_alive=http_version != "1.0" and parser.should_keep_alive(),
+            on_response=self.on_response_complete)
+        cycle.loop = self.loop
+        if existing_cycle is None or existing_cycle.response_complete:
+            self._start_asgi_task(cycle, app)
+        else:  # pipelined requests wait their turn
+            self.flow.pause_reading()
+            self.pipeline.appendleft((cycle, app))
 
     def on_body(self, body: bytes) -> None:
         self._last_body = self.loop.time()
@@ -148,17 +232,28 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self._in_body = False
         self._header_bytes = 0
-        self._disarm()
+        if self._guard is not None:
+            self._disarm()
         super().on_message_complete()
 
     def data_received(self, data: bytes) -> None:
         if self._in_body:
-            super().data_received(data)
+            HttpToolsProtocol.data_received(self, data)
         else:
-            self._headers_received(data)
-        # only a request still arriving after this read is watched
+            counted = self._header_bytes + len(data)
+            if counted <= self.max_header_bytes:  # nearly always: the whole read goes to the parser
+                self._header_bytes = counted
+                HttpToolsProtocol.data_received(self, data)
+            else:
+                self._headers_received(data)
+        # only a request still arriving after this read is watched (a request that came whole in this
+        # read has left both states); a body's wait is timed from here, the end of its headers' read
         if self._guard is None and (self._in_headers or self._in_body) and not self.transport.is_closing():
-            self._arm(self.header_timeout if self._in_headers else self.body_timeout)
+            if self._in_headers:
+                self._arm(self.header_timeout)
+            else:
+                self._last_body = self.loop.time()
+                self._arm(self.body_timeout)
 
     def _headers_received(self, data: bytes) -> None:
         """Feed the parser what fits under the header cap; a header block that does not end there
@@ -229,3 +324,24 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             cycle.disconnected = True  # the fake's next read of the body is a disconnect
             cycle.message_event.set()
         self.transport.close()
+
+
+def _believe_forwarded(proxy: ProxyHeadersMiddleware, scope: Any) -> None:
+    """What uvicorn's ``ProxyHeadersMiddleware`` does to the scope of a request from a trusted
+    proxy: the scheme from X-Forwarded-Proto, the client from X-Forwarded-For (its trusted hosts
+    skipped from the right)."""
+    proto: bytes | None = None
+    forwarded_for: list[bytes] = []
+    for name, value in scope["headers"]:
+        if name == b"x-forwarded-proto":
+            proto = value
+        elif name == b"x-forwarded-for":
+            forwarded_for.append(value)
+    if proto is not None:
+        scheme = proto.decode("latin1").strip()
+        if scheme in {"http", "https", "ws", "wss"}:
+            scope["scheme"] = scheme
+    if forwarded_for:
+        host, port = proxy.trusted_hosts.get_trusted_client_address(b", ".join(forwarded_for).decode("latin1"))
+        if host:  # an empty X-Forwarded-For names nobody
+            scope["client"] = (host, port)

@@ -132,12 +132,16 @@ def run(main: Coroutine[Any, Any, Any]) -> Any:
 #: ``forwarded``: the addresses whose X-Forwarded-Proto / -For uvicorn believes (a TLS-terminating proxy:
 #: links then say https); None: uvicorn's default (FORWARDED_ALLOW_IPS, else 127.0.0.1 and ::1); "none": nobody's
 def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None = None,
-            tls: ssl.SSLContext | None = None, forwarded: str | None = None) -> uvicorn.Server:
-    # httptools with the kernel's header and body read timeouts (fakes/kernel/protocol.py)
-    http = protocol_class(timeouts or ReadTimeouts.from_env())
-    config = uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False, http=http,
+            tls: ssl.SSLContext | None = None, forwarded: str | None = None,
+            plain: bool = False) -> uvicorn.Server:
+    # httptools with the kernel's header and body read timeouts (fakes/kernel/protocol.py); ``plain``:
+    # uvicorn's own httptools protocol, as a bare app on uvicorn is served (the benchmark's floor)
+    config = uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False, http="httptools",
                             timeout_graceful_shutdown=int(GRACE_S), timeout_keep_alive=30,
-                            proxy_headers=forwarded != "none", forwarded_allow_ips=forwarded)
+                            proxy_headers=plain and forwarded != "none", forwarded_allow_ips=forwarded)
+    if not plain:  # the kernel's protocol reads X-Forwarded-* itself, from uvicorn's trusted addresses
+        config.http = protocol_class(timeouts or ReadTimeouts.from_env(),
+                                     None if forwarded == "none" else config.forwarded_allow_ips)
     config.load()
     config.ssl = tls  # what load() makes of ssl_certfile; the request's scheme follows ("https")
     server = uvicorn.Server(config)
@@ -146,12 +150,15 @@ def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None 
 
 
 async def start_servers(bindings: Sequence[Listener], log_level: str = "warning",
-                        timeouts: ReadTimeouts | None = None, forwarded: str | None = None) -> list[uvicorn.Server]:
+                        timeouts: ReadTimeouts | None = None, forwarded: str | None = None,
+                        plain: bool = False) -> list[uvicorn.Server]:
     """Start serving each app on its (bound, listening) socket, over TLS where the binding has an
-    ``ssl`` context; returns at once."""
+    ``ssl`` context; returns at once. ``plain``: on uvicorn's own protocol, without the kernel's
+    read timeouts and header cap."""
     servers = []
     for binding in bindings:
-        server = _server(binding[0], log_level, timeouts, binding[2] if len(binding) > 2 else None, forwarded)
+        server = _server(binding[0], log_level, timeouts, binding[2] if len(binding) > 2 else None, forwarded,
+                         plain)
         await server.startup(sockets=[binding[1]])
         servers.append(server)
     return servers
@@ -185,9 +192,11 @@ async def stop_servers(servers: Sequence[uvicorn.Server], grace: float = GRACE_S
 
 async def serve_until(bindings: Sequence[Listener], stop: asyncio.Event,
                       log_level: str = "warning", on_ready: Callable[[], None] | None = None,
-                      timeouts: ReadTimeouts | None = None, forwarded: str | None = None) -> None:
-    """Serve each app on its socket until ``stop`` is set, then shut all down."""
-    servers = await start_servers(bindings, log_level, timeouts, forwarded)
+                      timeouts: ReadTimeouts | None = None, forwarded: str | None = None,
+                      plain: bool = False) -> None:
+    """Serve each app on its socket until ``stop`` is set, then shut all down (``plain``: see
+    :func:`start_servers`)."""
+    servers = await start_servers(bindings, log_level, timeouts, forwarded, plain)
     if on_ready is not None:
         on_ready()
     try:
@@ -205,12 +214,15 @@ class ServerThread:
     another served fake synchronously) never holds up another one. The sockets are bound in the
     constructor (a taken port raises :class:`PortInUse` there); start and stop each take about a
     millisecond. ``tls``: serve every binding over HTTPS with this server context
-    (:mod:`fakes.kernel.tls`).
+    (:mod:`fakes.kernel.tls`). ``forwarded`` and ``plain``: see :func:`start_servers`.
     """
 
     def __init__(self, bindings: Sequence[Binding], *, log_level: str = "warning",
-                 timeouts: ReadTimeouts | None = None, tls: ssl.SSLContext | None = None) -> None:
+                 timeouts: ReadTimeouts | None = None, tls: ssl.SSLContext | None = None,
+                 forwarded: str | None = None, plain: bool = False) -> None:
         self._timeouts = timeouts
+        self._forwarded = forwarded
+        self._plain = plain
         self._sockets: list[Listener] = [(app, bind_socket(host, port), tls) for app, host, port in bindings]
         self.addresses: list[tuple[str, int]] = [binding[1].getsockname()[:2] for binding in self._sockets]
         self._log_level = log_level
@@ -234,7 +246,7 @@ class ServerThread:
     async def _main(self) -> None:
         self._stop = asyncio.Event()
         await serve_until(self._sockets, self._stop, self._log_level, on_ready=self._ready.set,
-                          timeouts=self._timeouts)
+                          timeouts=self._timeouts, forwarded=self._forwarded, plain=self._plain)
 
     def start(self, timeout: float = 10.0) -> list[tuple[str, int]]:
         self._thread.start()
