@@ -28,7 +28,8 @@ _LENGTHS: dict[tuple[bytes, bytes], tuple[bytes, int]] = {}
 #: past this many pairs a table starts again (an answer's own ids make new pairs on every answer)
 MAX_KEPT_LINES = 4096
 #: a body up to this size is joined to its head; a larger one is written after it in the same call
-JOIN_BYTES = 64 * 1024
+#: (a join of a 52 KB page cost more than the write it saved: a fresh large block each time)
+JOIN_BYTES = 8 * 1024
 _SPECIAL = frozenset({b"content-length", b"transfer-encoding", b"connection"})
 
 
