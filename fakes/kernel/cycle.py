@@ -43,6 +43,32 @@ class CoalescingCycle(RequestResponseCycle):
     loop: asyncio.AbstractEventLoop
     #: the answer's own headers said ``Connection: close``
     close_said = False
+    # what uvicorn's constructor sets to the same value for every request, as class attributes
+    disconnected = False
+    more_body = True
+    response_started = False
+    response_complete = False
+    chunked_encoding: bool | None = None
+    expected_content_length = 0
+
+    def __init__(self, scope: Any, transport: asyncio.Transport, flow: Any, logger: Any, access_logger: Any,
+                 access_log: bool, default_headers: list[tuple[bytes, bytes]], message_event: asyncio.Event,
+                 expect_100_continue: bool, keep_alive: bool, on_response: Any, loop: asyncio.AbstractEventLoop,
+                 ) -> None:
+        """uvicorn's, positional, without its stores of constants (class attributes above)."""
+        self.scope = scope
+        self.transport = transport
+        self.flow = flow
+        self.logger = logger
+        self.access_logger = access_logger
+        self.access_log = access_log
+        self.default_headers = default_headers
+        self.message_event = message_event
+        self.on_response = on_response
+        self.keep_alive = keep_alive
+        self.waiting_for_100_continue = expect_100_continue
+        self.body = bytearray()
+        self.loop = loop
 
     async def send(self, message: Any) -> None:
         head = self.head
@@ -120,10 +146,10 @@ class CoalescingCycle(RequestResponseCycle):
 
     def _lines(self, status: int, headers: Any) -> list[bytes]:
         content = [STATUS_LINE[status]]
-        lines = _LINES
+        line_of = _LINES.get
         lengths = _LENGTHS
         for pair in headers:
-            line = lines.get(pair)
+            line = line_of(pair)
             if line is None:
                 known = lengths.get(pair)
                 if known is None:

@@ -196,8 +196,13 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         path = raw_path.decode("ascii")
         if "%" in path:
             path = urllib.parse.unquote(path)
-        scope["path"] = self.root_path + path
-        scope["raw_path"] = self.root_path.encode("ascii") + raw_path
+        root_path = self.root_path
+        if root_path:
+            scope["path"] = root_path + path
+            scope["raw_path"] = root_path.encode("ascii") + raw_path
+        else:
+            scope["path"] = path
+            scope["raw_path"] = raw_path
         scope["query_string"] = parsed_url.query or b""
         if self._forwarding:
             names = dict(self.headers)  # in C: most requests carry neither header
@@ -211,14 +216,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             app = self.app
         existing_cycle = self.cycle
         self.cycle = cycle = CoalescingCycle(
-            scope=scope, transport=self.transport, flow=self.flow, logger=self.logger,
-            access_logger=self.access_logger,
-            access_log=self.access_log and self.access_logger.isEnabledFor(logging.INFO),  # its lines are INFO
-            default_headers=self.server_state.default_headers, message_event=asyncio.Event(),
-            expect_100_continue=self.expect_100_continue,
-            keep_alive=http_version != "1.0" and parser.should_keep_alive(),
-            on_response=self.on_response_complete)
-        cycle.loop = self.loop
+            scope, self.transport, self.flow, self.logger, self.access_logger,
+            self.access_log and self.access_logger.isEnabledFor(logging.INFO),  # its lines are INFO
+            self.server_state.default_headers, asyncio.Event(), self.expect_100_continue,
+            http_version != "1.0" and parser.should_keep_alive(), self.on_response_complete, self.loop)
         if existing_cycle is None or existing_cycle.response_complete:
             self._start_asgi_task(cycle, app)
         else:  # pipelined requests wait their turn

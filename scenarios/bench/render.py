@@ -65,7 +65,7 @@ def render(report: Report) -> str:
         out.append("(latencies in ms; ratio = best fake req/s / best bare req/s, pairs = median of the ratios of "
                    "the runs made one after the other; jb0 = the same fake with --journal-bytes 0, no headers and "
                    "bodies kept;\n bare = plain Starlette answering the same bytes and "
-                   "headers on the same path, served the same way: uvicorn on uvloop + httptools, one process)")
+                   "headers on the same path, on uvicorn's own protocol: uvloop + httptools, one process)")
         out += _quiet_waits(report.http)
         with_cpu = [row for row in report.http if row["fake"].get("cpu_ratio")]
         if with_cpu:
