@@ -25,8 +25,15 @@ from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, ST
 _LINES: dict[tuple[bytes, bytes], bytes] = {}
 #: content-length pairs -> (their line, the length)
 _LENGTHS: dict[tuple[bytes, bytes], tuple[bytes, int]] = {}
-#: past this many pairs a table starts again (an answer's own ids make new pairs on every answer)
+#: past this many pairs a table starts again
 MAX_KEPT_LINES = 4096
+#: a header name with this many different values kept is one whose value is new on every answer (a
+#: call id, a request id): its lines are no longer kept, so they neither fill the table nor hold
+#: one-off values alive until it starts again
+VOLATILE_AFTER = 1024
+#: header name (as sent) -> how many of its lines were kept; names past VOLATILE_AFTER
+_KEPT_PER_NAME: dict[bytes, int] = {}
+_VOLATILE: set[bytes] = set()
 #: a body up to this size is joined to its head; a larger one is written after it in the same call
 #: (a join of a 52 KB page cost more than the write it saved: a fresh large block each time)
 JOIN_BYTES = 8 * 1024
@@ -173,7 +180,7 @@ class CoalescingCycle(RequestResponseCycle):
         name = name.lower()
         line = b"".join((name, b": ", value, b"\r\n"))
         if name not in _SPECIAL:
-            _keep(_LINES, pair, line)
+            _keep_line(pair, line)
         elif name == b"content-length":
             if self.chunked_encoding is None:  # a later one is only written, as uvicorn does
                 length = int(value.decode())
@@ -188,6 +195,25 @@ class CoalescingCycle(RequestResponseCycle):
             self.keep_alive = False
             self.close_said = True
         return line
+
+
+def _keep_line(pair: tuple[bytes, bytes], line: bytes) -> None:
+    """Keep an ordinary header's line, unless its name's values keep changing."""
+    name = pair[0]
+    if name in _VOLATILE:
+        return
+    kept = _KEPT_PER_NAME.get(name, 0) + 1
+    if kept > VOLATILE_AFTER:
+        if len(_VOLATILE) >= MAX_KEPT_LINES:  # names come from the app's code: never this many
+            _VOLATILE.clear()
+        _VOLATILE.add(name)
+        for key in [key for key in _LINES if key[0] == name]:  # once per such name
+            del _LINES[key]
+        return
+    if len(_KEPT_PER_NAME) >= MAX_KEPT_LINES:
+        _KEPT_PER_NAME.clear()
+    _KEPT_PER_NAME[name] = kept
+    _keep(_LINES, pair, line)
 
 
 def _keep(table: dict[Any, Any], key: Any, value: Any) -> None:

@@ -158,10 +158,26 @@ def test_a_pair_seen_before_is_written_from_its_kept_line(servers: dict[str, int
 def test_a_new_pair_on_every_answer_keeps_the_tables_bounded(servers: dict[str, int],
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cycle, "MAX_KEPT_LINES", 4)
+    monkeypatch.setattr(cycle, "VOLATILE_AFTER", 1_000_000)
     for _ in range(12):
         answer = _exchange(servers["kernel"], _request("/new-id"))
         assert answer.startswith(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-call-id: ") and answer.endswith(b"ok")
     assert len(cycle._LINES) <= 4
+
+
+def test_a_header_whose_value_is_new_on_every_answer_stops_being_kept(servers: dict[str, int],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cycle, "VOLATILE_AFTER", 3)
+    monkeypatch.setattr(cycle, "_LINES", {})
+    monkeypatch.setattr(cycle, "_KEPT_PER_NAME", {})
+    monkeypatch.setattr(cycle, "_VOLATILE", set())
+    answers = [_exchange(servers["kernel"], _request("/new-id")) for _ in range(8)]
+    assert all(answer.startswith(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-call-id: ") for answer in answers)
+    assert len(set(answers)) == 8  # each its own id, written as it came
+    assert sorted(cycle._VOLATILE) == [b"x-call-id"]
+    assert not [pair for pair in cycle._LINES if pair[0] == b"x-call-id"]
+    assert _exchange(servers["kernel"], _request("/fixed")) == _exchange(servers["uvicorn"], _request("/fixed"))
+    assert cycle._LINES[(b"X-Call-Id", b"abc")] == b"x-call-id: abc\r\n"  # another name is kept as before
 
 
 @pytest.mark.parametrize("version", ["1.0", "1.1"])
