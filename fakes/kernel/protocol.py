@@ -282,7 +282,46 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self.timeout_keep_alive_task is not None:  # it would hold this protocol for its delay
+            self.timeout_keep_alive_task.cancel()
+            self.timeout_keep_alive_task = None
         super().connection_lost(exc)
+
+    # -- keep-alive: one timer per connection, not one per answer ---------------------------------
+    #: since when (the loop's clock) the connection has waited for a next request; None: busy
+    _idle_since: float | None = None
+
+    def on_response_complete(self) -> None:
+        # uvicorn's, except the keep-alive timer: uvicorn arms a new one after every answer and cancels
+        # it at the next request's first byte (a timer made and dropped per request); here the
+        # answer notes when the wait began and one timer per connection checks it
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self.flow.resume_reading()
+        if self.pipeline:
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+            return
+        self._idle_since = self.loop.time()
+        if self.timeout_keep_alive_task is None:
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self._keep_alive_due)
+
+    def _unset_keepalive_if_required(self) -> None:
+        self._idle_since = None  # data came (or the connection ends): not waiting; the timer stays
+
+    def _keep_alive_due(self) -> None:
+        """The connection's keep-alive timer: closes it once it has waited ``timeout_keep_alive``
+        seconds since its last answer, else looks again when it would have."""
+        self.timeout_keep_alive_task = None
+        since = self._idle_since
+        if since is None or self.transport.is_closing():
+            return  # a request is under way: the next answer arms the timer again
+        waited = self.loop.time() - since
+        if waited >= self.timeout_keep_alive:
+            self.transport.close()
+        else:
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive - waited, self._keep_alive_due)
 
     # -- the timer -----------------------------------------------------------------------------
     def _arm(self, delay: float) -> None:

@@ -129,6 +129,9 @@ def run(main: Coroutine[Any, Any, Any]) -> Any:
         return runner.run(main)
 
 
+#: seconds an idle keep-alive connection is kept open after its last answer
+KEEP_ALIVE_S = 30
+
 #: ``forwarded``: the addresses whose X-Forwarded-Proto / -For uvicorn believes (a TLS-terminating proxy:
 #: links then say https); None: uvicorn's default (FORWARDED_ALLOW_IPS, else 127.0.0.1 and ::1); "none": nobody's
 def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None = None,
@@ -137,7 +140,7 @@ def _server(app: Any, log_level: str = "warning", timeouts: ReadTimeouts | None 
     # httptools with the kernel's header and body read timeouts (fakes/kernel/protocol.py); ``plain``:
     # uvicorn's own httptools protocol, as a bare app on uvicorn is served (the benchmark's floor)
     config = uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False, http="httptools",
-                            timeout_graceful_shutdown=int(GRACE_S), timeout_keep_alive=30,
+                            timeout_graceful_shutdown=int(GRACE_S), timeout_keep_alive=KEEP_ALIVE_S,
                             proxy_headers=plain and forwarded != "none", forwarded_allow_ips=forwarded)
     if not plain:  # the kernel's protocol reads X-Forwarded-* itself, from uvicorn's trusted addresses
         config.http = protocol_class(timeouts or ReadTimeouts.from_env(),

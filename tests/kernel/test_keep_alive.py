@@ -1,0 +1,114 @@
+"""Keep-alive on the kernel's protocol (fakes/kernel/protocol.py): one timer per connection, the
+same outcome as uvicorn's timer per answer - an idle connection is closed the keep-alive delay
+after its last answer, never while it is busy or sooner."""
+
+from __future__ import annotations
+
+import gc
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fakes.kernel import server
+from fakes.kernel.protocol import GuardedHttpToolsProtocol
+from fakes.kernel.server import ServerThread
+
+DELAY_S = 0.4
+
+
+async def app(scope: Any, receive: Any, send: Any) -> None:
+    if scope["type"] != "http":
+        return
+    await receive()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+@pytest.fixture
+def port(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    monkeypatch.setattr(server, "KEEP_ALIVE_S", DELAY_S)
+    with ServerThread([(app, "127.0.0.1", 0)]) as addresses:
+        yield addresses[0][1]
+
+
+def _ask(sock: socket.socket) -> None:
+    sock.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+    answer = b""
+    while not answer.endswith(b"ok"):
+        piece = sock.recv(4096)
+        assert piece, "closed while a request was under way"
+        answer += piece
+
+
+def _closed_after(sock: socket.socket) -> float:
+    """Seconds until the server closes the connection."""
+    started = time.monotonic()
+    sock.settimeout(10)
+    assert sock.recv(4096) == b""
+    return time.monotonic() - started
+
+
+def test_an_idle_connection_is_closed_the_delay_after_its_last_answer(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        _ask(sock)
+        waited = _closed_after(sock)
+    assert DELAY_S * 0.9 <= waited < DELAY_S + 1.0
+
+
+def test_a_connection_in_use_is_kept_past_the_delay_and_closed_after_its_last_answer(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        started = time.monotonic()
+        while time.monotonic() - started < DELAY_S * 3:  # a request every quarter of the delay
+            _ask(sock)
+            time.sleep(DELAY_S / 4)
+        _ask(sock)
+        waited = _closed_after(sock)
+    assert DELAY_S * 0.9 <= waited < DELAY_S + 1.0
+
+
+def test_a_request_slower_than_the_delay_is_not_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server, "KEEP_ALIVE_S", DELAY_S)
+
+    async def slow(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        await receive()
+        if scope["path"] == "/slow":
+            import asyncio
+
+            await asyncio.sleep(DELAY_S * 2.5)
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    with ServerThread([(slow, "127.0.0.1", 0)]) as addresses, \
+            socket.create_connection(addresses[0]) as sock:
+        _ask(sock)  # arms the connection's timer
+        time.sleep(DELAY_S / 2)
+        sock.sendall(b"GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")  # busy when the timer comes due
+        answer = b""
+        while not answer.endswith(b"ok"):
+            piece = sock.recv(4096)
+            assert piece, "the keep-alive timer cut a request under way"
+            answer += piece
+        assert answer.startswith(b"HTTP/1.1 200 OK")
+        waited = _closed_after(sock)
+    assert DELAY_S * 0.9 <= waited < DELAY_S + 1.0
+
+
+def test_a_closed_connection_leaves_no_timer_behind(port: int) -> None:
+    """A connection the client closed cancels its keep-alive timer (which would hold the protocol,
+    its parser and its last request for the whole delay)."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        _ask(sock)
+    deadline = time.monotonic() + 5
+    while True:
+        closed = [protocol for protocol in gc.get_objects()
+                  if isinstance(protocol, GuardedHttpToolsProtocol) and protocol.parser is None]
+        if closed or time.monotonic() > deadline:  # uvicorn drops the parser when the connection is lost
+            break
+        time.sleep(0.01)
+    assert closed
+    assert all(protocol.timeout_keep_alive_task is None for protocol in closed)
