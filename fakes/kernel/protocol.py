@@ -127,7 +127,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     cost, with the same outcome: whether the client is a trusted proxy is decided when it connects
     (uvicorn's ``ProxyHeadersMiddleware`` asks on every request, as one more coroutine around the
     app), and a request whose headers hold no X-Forwarded-Proto or -For is not looked at again;
-    an answer's head is written with its body (:class:`~.cycle.CoalescingCycle`)."""
+    an answer's head is written with its body (:class:`~.cycle.CoalescingCycle`); one keep-alive
+    timer per connection, not one per answer."""
 
     header_timeout = DEFAULT_HEADER_TIMEOUT_S
     body_timeout = DEFAULT_BODY_TIMEOUT_S
