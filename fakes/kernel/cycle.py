@@ -27,6 +27,9 @@ _LINES: dict[tuple[bytes, bytes], bytes] = {}
 _LENGTHS: dict[tuple[bytes, bytes], tuple[bytes, int]] = {}
 #: past this many pairs a table starts again
 MAX_KEPT_LINES = 4096
+#: a longer line is never kept (a value an app copied from a request may be up to the header cap):
+#: the tables hold at most MAX_KEPT_LINES short lines
+MAX_KEPT_LINE_BYTES = 512
 #: a header name with this many different values kept is one whose value is new on every answer (a
 #: call id, a request id): its lines are no longer kept, so they neither fill the table nor hold
 #: one-off values alive until it starts again
@@ -184,7 +187,8 @@ class CoalescingCycle(RequestResponseCycle):
         elif name == b"content-length":
             if self.chunked_encoding is None:  # a later one is only written, as uvicorn does
                 length = int(value.decode())
-                _keep(_LENGTHS, pair, (line, length))
+                if len(line) <= MAX_KEPT_LINE_BYTES:
+                    _keep(_LENGTHS, pair, (line, length))
                 self.expected_content_length = length
                 self.chunked_encoding = False
         elif name == b"transfer-encoding":
@@ -198,9 +202,9 @@ class CoalescingCycle(RequestResponseCycle):
 
 
 def _keep_line(pair: tuple[bytes, bytes], line: bytes) -> None:
-    """Keep an ordinary header's line, unless its name's values keep changing."""
+    """Keep an ordinary header's line, unless it is long or its name's values keep changing."""
     name = pair[0]
-    if name in _VOLATILE:
+    if name in _VOLATILE or len(line) > MAX_KEPT_LINE_BYTES:
         return
     kept = _KEPT_PER_NAME.get(name, 0) + 1
     if kept > VOLATILE_AFTER:

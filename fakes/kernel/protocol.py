@@ -118,7 +118,8 @@ def protocol_class(timeouts: ReadTimeouts, forwarded_allow_ips: str | list[str] 
 
 
 async def _no_app(scope: Any, receive: Any, send: Any) -> None:
-    """The app of the :class:`ProxyHeadersMiddleware` the protocol reads headers with: never called."""
+    """The app of the :class:`ProxyHeadersMiddleware` the protocol runs on a scope: it does nothing,
+    so the middleware's one step changes the scope and ends."""
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
@@ -368,21 +369,19 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
 
 def _believe_forwarded(proxy: ProxyHeadersMiddleware, scope: Any) -> None:
-    """What uvicorn's ``ProxyHeadersMiddleware`` does to the scope of a request from a trusted
-    proxy: the scheme from X-Forwarded-Proto, the client from X-Forwarded-For (its trusted hosts
-    skipped from the right)."""
-    proto: bytes | None = None
-    forwarded_for: list[bytes] = []
-    for name, value in scope["headers"]:
-        if name == b"x-forwarded-proto":
-            proto = value
-        elif name == b"x-forwarded-for":
-            forwarded_for.append(value)
-    if proto is not None:
-        scheme = proto.decode("latin1").strip()
-        if scheme in {"http", "https", "ws", "wss"}:
-            scope["scheme"] = scheme
-    if forwarded_for:
-        host, port = proxy.trusted_hosts.get_trusted_client_address(b", ".join(forwarded_for).decode("latin1"))
-        if host:  # an empty X-Forwarded-For names nobody
-            scope["client"] = (host, port)
+    """What uvicorn's ``ProxyHeadersMiddleware`` does to the scope of a request from a trusted proxy
+    (the scheme from X-Forwarded-Proto, the client from X-Forwarded-For), by running its own code:
+    its app (:func:`_no_app`) returns at once, so one step of the coroutine is the whole of it."""
+    step = proxy(scope, _never_called, _never_called)
+    try:
+        step.send(None)
+    except StopIteration:
+        return
+    step.close()  # never reached: nothing in it waits
+    raise RuntimeError("uvicorn's ProxyHeadersMiddleware waited on something")
+
+
+def _never_called(*args: Any) -> Any:
+    """Receive and send of a scope :func:`_believe_forwarded` runs the middleware on: its app
+    (:func:`_no_app`) reads and sends nothing."""
+    raise AssertionError("the forwarded-headers middleware's app does not read or send")

@@ -259,3 +259,66 @@ def test_an_access_log_that_is_on_still_gets_its_line(servers: dict[str, int],
     assert ours == _exchange(servers["uvicorn"], _request("/fixed"))
     lines = [record.args[1:4] for record in caplog.records if record.name == "uvicorn.access"]
     assert lines == [("GET", "/fixed", "1.1")]
+
+
+class _Transport:
+    """What the cycle writes, call by call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, bytes]] = []
+
+    def write(self, data: bytes) -> None:
+        self.calls.append(("write", data))
+
+    def writelines(self, pieces: Any) -> None:
+        self.calls.append(("writelines", b"".join(pieces)))
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.calls.append(("close", b""))
+
+
+class _Flow:
+    write_paused = False
+
+
+def _cycle(transport: _Transport, loop: asyncio.AbstractEventLoop, method: str = "GET") -> cycle.CoalescingCycle:
+    return cycle.CoalescingCycle({"method": method}, transport, _Flow(), None, None, False, [],  # type: ignore[arg-type]
+                                 asyncio.Event(), False, True, lambda: None, loop)
+
+
+@pytest.mark.parametrize("size", [7, cycle.JOIN_BYTES + 1])
+def test_the_head_and_the_body_go_out_in_one_call(size: int) -> None:
+    transport = _Transport()
+    body = b"x" * size
+
+    async def answer() -> None:
+        sent = _cycle(transport, asyncio.get_running_loop())
+        await sent.send({"type": "http.response.start", "status": 200,
+                         "headers": [(b"content-length", str(size).encode())]})
+        assert transport.calls == []  # held for the body
+        await sent.send({"type": "http.response.body", "body": body})
+        assert sent.response_complete
+        await asyncio.sleep(0)  # the held head's next-turn write was cancelled
+
+    asyncio.run(answer())
+    head = f"HTTP/1.1 200 OK\r\ncontent-length: {size}\r\n\r\n".encode()
+    assert transport.calls == [("write" if size <= cycle.JOIN_BYTES else "writelines", head + body)]
+
+
+def test_a_long_header_line_is_written_but_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cycle, "_LINES", {})
+    long_value = b"v" * (cycle.MAX_KEPT_LINE_BYTES + 1)
+    transport = _Transport()
+
+    async def answer() -> None:
+        sent = _cycle(transport, asyncio.get_running_loop())
+        await sent.send({"type": "http.response.start", "status": 200,
+                         "headers": [(b"content-length", b"0"), (b"x-echo", long_value), (b"x-short", b"s")]})
+        await sent.send({"type": "http.response.body", "body": b""})
+
+    asyncio.run(answer())
+    assert b"x-echo: " + long_value + b"\r\n" in transport.calls[0][1]
+    assert list(cycle._LINES) == [(b"x-short", b"s")]

@@ -112,3 +112,15 @@ def test_a_closed_connection_leaves_no_timer_behind(port: int) -> None:
         time.sleep(0.01)
     assert closed
     assert all(protocol.timeout_keep_alive_task is None for protocol in closed)
+
+
+def test_a_connection_keeps_one_timer_across_its_requests(port: int) -> None:
+    """uvicorn makes a timer after every answer; the kernel's protocol keeps the first one."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        timers = []
+        for _ in range(4):
+            _ask(sock)
+            time.sleep(0.02)  # the answer's bookkeeping is done on the server's loop
+            (protocol,) = [p for p in gc.get_objects() if isinstance(p, GuardedHttpToolsProtocol) and p.parser]
+            timers.append(protocol.timeout_keep_alive_task)
+    assert timers[0] is not None and all(timer is timers[0] for timer in timers)

@@ -408,14 +408,7 @@ def test_a_plain_answer_is_recorded_in_the_journal_exchange_without_its_send(mon
     from fakes.kernel.exchange import Exchange
 
     router = ServiceRouter(routes())
-    wrapped: list[str] = []
-    exchange_send = Exchange.send
-
-    def counted_send(self: Exchange, message: dict[str, Any]) -> Any:
-        wrapped.append(message["type"])
-        return exchange_send(self, message)
-
-    monkeypatch.setattr(Exchange, "send", counted_send)
+    wrapped = _count_exchange_sends(monkeypatch)
 
     def answer(method: str, path: str, body: bytes = b"", **extra: Any) -> tuple[Exchange, list[dict[str, Any]]]:
         sent: list[dict[str, Any]] = []
@@ -525,6 +518,21 @@ def test_enrichment_journals_what_it_sends_by_hand(monkeypatch: pytest.MonkeyPat
     """Enrichment's route sends its answer itself: recorded at once (no message through the
     exchange's send wrapper), and the journal holds what the client got."""
     from fakes.enrichment import EnrichmentFake
+
+    wrapped = _count_exchange_sends(monkeypatch)
+    fake = EnrichmentFake(seed=0)
+    method, path = fake.sample_request()  # a company the seed has: answered by the route, sent by hand
+    with fake.client() as client:
+        answer = client.request(method, path, headers=dict(fake.auth_headers()))
+    assert wrapped == []
+    entry = fake.journal_entries()[-1]
+    assert entry["status"] == answer.status_code == 200
+    assert entry["response"]["body"] == answer.text and entry["response"]["body_length"] == len(answer.content)
+    assert entry["response"]["headers"]["content-type"] == answer.headers["content-type"]
+
+
+def _count_exchange_sends(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The types of the messages that pass the journal exchange's send wrapper from now on."""
     from fakes.kernel.exchange import Exchange
 
     wrapped: list[str] = []
@@ -535,12 +543,4 @@ def test_enrichment_journals_what_it_sends_by_hand(monkeypatch: pytest.MonkeyPat
         return exchange_send(self, message)
 
     monkeypatch.setattr(Exchange, "send", counted_send)
-    fake = EnrichmentFake(seed=0)
-    method, path = fake.sample_request()  # a company the seed has: answered by the route, sent by hand
-    with fake.client() as client:
-        answer = client.request(method, path, headers=dict(fake.auth_headers()))
-    assert wrapped == []
-    entry = fake.journal_entries()[-1]
-    assert entry["status"] == answer.status_code == 200
-    assert entry["response"]["body"] == answer.text and entry["response"]["body_length"] == len(answer.content)
-    assert entry["response"]["headers"]["content-type"] == answer.headers["content-type"]
+    return wrapped
