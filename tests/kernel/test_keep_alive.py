@@ -107,6 +107,9 @@ def test_a_closed_connection_leaves_no_timer_behind(port: int) -> None:
         time.sleep(0.02)
         (protocol,) = [p for p in gc.get_objects() if isinstance(p, GuardedHttpToolsProtocol) and p.parser]
         held = weakref.ref(protocol)
+        armed_by = time.monotonic() + 5  # the answer's bookkeeping runs on the server's thread
+        while protocol.timeout_keep_alive_task is None and time.monotonic() < armed_by:
+            time.sleep(0.01)
         assert protocol.timeout_keep_alive_task is not None  # armed after the answer
         del protocol
     deadline = time.monotonic() + 5
