@@ -4,7 +4,8 @@ Every route goes through :func:`guarded`: the API key (401), the tier (403), an 
 state (402) and the quota (429) are checked before the handler runs, and the call is counted only
 when it succeeds. A GET's 200 body is a function of the state, the second, the caller and the URL,
 so the same request in the same second (a poller, a benchmark, a client paging back) is answered
-from a small cache (:mod:`.response_cache`); other methods always run.
+from a small cache (:mod:`.response_cache`), and so is a GET's refusal of its own (a 4xx the handler
+raised: a bad parameter, an unknown id); other methods always run.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fakes.kernel.http import (
     InvalidInteger,
     ascii_int,
     bearer_token,
+    dumps,
     header_value,
     json_response,
     named_header,
@@ -122,8 +124,12 @@ def guarded(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
             try:
                 response = await handler(request, model, key)
             except ServiceError as err:  # refused: not counted, but the caller still sees its allowance
+                lenient = _lenient(request)
+                if cacheable and 400 <= err.status < 500 and not err.headers:
+                    # a refusal is as much a function of the state, second, caller and URL as a page
+                    fake.responses.put_refusal(cache_key, err.status, dumps(fake.error_body(err)), lenient)
                 err.headers = {**key.headers(burst), **err.headers}
-                flag_all(request, _lenient(request))
+                flag_all(request, lenient)
                 raise
             broken = _lenient(request)
             if unmodelled is not None:
@@ -139,7 +145,7 @@ def guarded(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
         body, media_type, headers, status, broken = cached
         if broken:
             flag_all(request, broken)
-        if endpoint.counted:
+        if endpoint.counted and status < 400:  # a refusal is not counted
             key.count_call()
             model.touch(key)
         return cached_response(body, media_type, headers, key.headers(burst), status)

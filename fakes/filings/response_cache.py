@@ -1,7 +1,8 @@
 """The response cache of GET answers (:func:`~fakes.filings.endpoints.guarded` fills and reads it).
 
 A GET's 200 body is a function of the state, the second, the caller and the URL, so the same
-request in the same second (a poller, a benchmark, a client paging back) is answered from here.
+request in the same second (a poller, a benchmark, a client paging back) is answered from here;
+so is its refusal (a bad parameter's 400, an unknown id's 404), which the same things decide.
 Each fake keeps one (``FilingsFake.responses``); it knows nothing of keys or routes.
 """
 
@@ -80,8 +81,8 @@ BUDGET = SharedBudget()
 
 
 class ResponseCache:
-    """The last few successful bodies (with the client rules their URL breaks), least recently used
-    out, within the process's :data:`BUDGET`."""
+    """The last few successful bodies and refusals (with the client rules their URL breaks), least
+    recently used out, within the process's :data:`BUDGET`."""
 
     __slots__ = ("__weakref__", "_watched", "entries", "size")  # one per fake and world
 
@@ -103,7 +104,14 @@ class ResponseCache:
             return None
         extra = {name: value for name, value in response.headers.items()
                  if name not in ("content-length", "content-type")}
-        entry = (bytes(response.body), response.media_type, extra, 200, broken)
+        return self._keep(key, (bytes(response.body), response.media_type, extra, 200, broken))
+
+    def put_refusal(self, key: CacheKey, status: int, body: bytes, broken: Broken) -> None:
+        """Keep a refusal (a 4xx with no headers of its own): its JSON ``body`` as the service
+        renders it, answered again like a page (a cached refusal is not counted either)."""
+        self._keep(key, (body, "application/json", {}, status, broken))
+
+    def _keep(self, key: CacheKey, entry: Cached) -> Cached:
         if not self._watched:  # a deleted world's entries leave the shared budget with it
             weakref.finalize(self, _forget, self.entries)
             self._watched = True

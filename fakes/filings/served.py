@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from fakes.kernel.clock import Clock
+from fakes.kernel.errors import ServiceError
 
 from .model import FilingsModel
 from .response_cache import ResponseCache
@@ -33,6 +34,9 @@ class ServedFilings(Protocol):
 
     def sync(self) -> None:
         """Make what the clock has passed happen (webhook events, retries) and send the attempts."""
+
+    def error_body(self, err: ServiceError) -> dict[str, Any]:
+        """The service's own error body (what the kernel renders a refusal with)."""
 
 
 class ControlledFilings(ServedFilings, Protocol):

@@ -21,10 +21,10 @@ from .access import IN_PROCESS, ControlAccess
 from .clock import Clock
 from .control import STATE_PATH
 from .errors import ControlError, ServiceError, control_error_body
-from .exchange import Exchange
+from .exchange import Exchange, answer_send
 from .faults import FRAMING_HEADERS, DroppedConnection, FaultRule, FaultSet, fault_delay
 from .gateway import HOST_ROUTED
-from .http import dumps, json_response
+from .http import JSONResponse, dumps, json_response
 from .limits import TIMED_OUT_KEY, limited_receive
 from .live import LiveRequest
 from .stubs import StubRule, StubSet
@@ -308,7 +308,17 @@ class FakeApp:
                 scope, receive, send, ServiceError(500, f"internal error in the fake: {exc!r}", code="internal"))
 
     async def _render_service_error(self, scope: Scope, receive: Receive, send: Send, err: ServiceError) -> None:
-        await json_response(self.fake.error_body(err), err.status, err.headers)(scope, receive, send)
+        response = json_response(self.fake.error_body(err), err.status, err.headers)
+        body = response.body
+        if response.__class__ is JSONResponse and response.background is None and isinstance(body, bytes):
+            # what Response.__call__ sends, recorded for the journal at once (as the router sends a
+            # route's plain answer): no coroutine and no wrapped send per message on an error
+            send = answer_send(send, response.status_code, response.raw_headers, body)
+            await send({"type": "http.response.start", "status": response.status_code,
+                        "headers": response.raw_headers})
+            await send({"type": "http.response.body", "body": body})
+        else:
+            await response(scope, receive, send)
 
     async def _apply_fault(self, fault: FaultRule, scope: Scope, receive: Receive, send: Send,
                            live: LiveRequest | None = None) -> None:

@@ -21,7 +21,7 @@ class ServiceError(Exception):
         headers: dict[str, str] | None = None,
         **extra: Any,
     ) -> None:
-        super().__init__(message)
+        self.args = (message,)  # what Exception.__init__(message) sets, without its call
         self.status = status
         self.message = message
         self.code = code

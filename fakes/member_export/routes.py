@@ -7,7 +7,8 @@ the token (401/403), then the daily limits (429), then the parameters (400), the
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -16,6 +17,7 @@ from starlette.routing import BaseRoute, Route
 from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import bearer_token, dumps, json_response, named_header, parse_query, query_int, read_json
 from fakes.kernel.limits import BodyTooLarge
+from fakes.kernel.querymemo import QueryMemo
 from fakes.kernel.verdicts import Broken, flag, flag_all
 
 from .model import SERVICE_ERROR_GENERIC, Member, MemberExportModel, SnapshotPage, bad_request
@@ -31,6 +33,7 @@ AUTHORIZATION_PATH = "/rest/memberAuthorizations"
 MAX_START = 2**31 - 1       # Rest.li paging parameters are int32
 MAX_EPOCH_MS = 2**63 - 1    # timestamps are int64
 AUTHORIZATION_PAGE_COUNT = 10  # Rest.li finder default, as in a public capture
+T = TypeVar("T")
 
 
 def served(request: Request) -> ServedMemberExport:
@@ -68,53 +71,30 @@ def _service_routes() -> tuple[BaseRoute, ...]:
         query, prefix, now = request.scope["query_string"], request.scope.get("root_path", ""), model.clock.now_ms()
         answer = rendered.get(member, query, prefix, now)
         if answer is None:
-            parse_query(request)
-            domain = request.query_params.get("domain")
-            page = snapshot_page(request, model, member)
+            domain, start = snapshot_query(request)
+            page = judged(request, lambda broken: model.snapshot(member, domain, start, broken))
             answer, kept = rendered.put(member, query, prefix, domain, now, dumps(snapshot_body(page, domain, prefix)),
                                         lambda: model.invitations_until(member, now))
             if kept:
                 model.rows_rendered(page)
         return answer
 
-    def snapshot_page(request: Request, model: MemberExportModel, member: Member) -> SnapshotPage:
-        check_query(request, ("q", "domain", "start", "count"))
-        require_finder(request, "criteria")
-        domain = request.query_params.get("domain")  # absent: all domains; empty: an unknown domain
-        start = integer_param(request, "start", MAX_START)
-        integer_param(request, "count", MAX_START)  # the API's own next links carry count=10: accepted, ignored
-        broken: Broken = []
-        try:
-            page = model.snapshot(member, domain, 0 if start is None else start, broken)
-        finally:
-            flag_all(request, broken)
-        return page
-
     async def changelog(request: Request) -> Response:
         model, _, member = caller(request, "memberChangeLogs")
-        parse_query(request)
-        check_query(request, ("q", "startTime", "count"))
-        require_finder(request, "memberAndApplication")
-        start_time = integer_param(request, "startTime", MAX_EPOCH_MS)
-        count = integer_param(request, "count", MAX_START)
-        broken: Broken = []
-        try:
-            events = model.changelog(member, start_time, count, broken)
-        finally:
-            flag_all(request, broken)
+        start_time, count = changelog_query(request)
+        events = judged(request, lambda broken: model.changelog(member, start_time, count, broken))
         used = served(request).settings.changelog_default_count if count is None else count
         return json_response({"elements": events, "paging": {"start": 0, "count": used, "links": []}})
 
     async def authorizations(request: Request) -> Response:
         model, token, member = caller(request, "memberAuthorizations")
-        parse_query(request)
         if request.method == "POST":
+            parse_query(request)
             check_query(request, ())
             await read_empty_object(request)
             model.start_archiving(member)
             return Response(status_code=201)
-        check_query(request, ("q",))
-        require_finder(request, "memberAndApplication")
+        authorizations_query(request)
         record = model.authorization(member, token.application)
         return json_response({
             "elements": [record] if record else [],
@@ -126,6 +106,48 @@ def _service_routes() -> tuple[BaseRoute, ...]:
         Route(CHANGELOG_PATH, changelog, methods=["GET"]),
         Route(AUTHORIZATION_PATH, authorizations, methods=["GET", "POST"]),
     )
+
+
+def judged(request: Request, act: Callable[[Broken], T]) -> T:
+    """``act(broken)``; the client rules it appended to ``broken`` flagged on the request, even when
+    it refuses the request."""
+    broken: Broken = []
+    try:
+        return act(broken)
+    finally:
+        flag_all(request, broken)
+
+
+# The parameter checks of each finder read the query string alone (after the version, token and
+# limit checks): remembered per query string (fakes/kernel/querymemo.py), refusals included.
+def _snapshot_query(request: Request) -> tuple[str | None, int]:
+    """(domain, start) of a snapshot request; absent domain: all domains, empty: an unknown one."""
+    parse_query(request)
+    check_query(request, ("q", "domain", "start", "count"))
+    require_finder(request, "criteria")
+    domain = request.query_params.get("domain")
+    start = integer_param(request, "start", MAX_START)
+    integer_param(request, "count", MAX_START)  # the API's own next links carry count=10: accepted, ignored
+    return domain, 0 if start is None else start
+
+
+def _changelog_query(request: Request) -> tuple[int | None, int | None]:
+    """(startTime, count) of a changelog request."""
+    parse_query(request)
+    check_query(request, ("q", "startTime", "count"))
+    require_finder(request, "memberAndApplication")
+    return integer_param(request, "startTime", MAX_EPOCH_MS), integer_param(request, "count", MAX_START)
+
+
+def _authorizations_query(request: Request) -> None:
+    parse_query(request)
+    check_query(request, ("q",))
+    require_finder(request, "memberAndApplication")
+
+
+snapshot_query = QueryMemo(_snapshot_query)
+changelog_query = QueryMemo(_changelog_query)
+authorizations_query = QueryMemo(_authorizations_query)
 
 
 async def read_empty_object(request: Request) -> None:

@@ -51,3 +51,40 @@ def test_long_header_lists_are_sent_but_not_remembered() -> None:
     sent = cached_response(b"{}", "application/json", {"X-Long": long_value}, ALLOWANCE)
     assert dict(sent.raw_headers)[b"x-long"] == long_value.encode()
     assert not any(("X-Long", long_value) in shape[2] for shape in http._ENCODED_LISTS)
+
+
+def test_a_refusal_sent_again_is_the_same_answer_and_is_never_counted() -> None:
+    """A GET's own 4xx (a bad parameter, an unknown id) is kept like a page: the same bytes and
+    headers the second time (the allowance headers current), and neither answer counts a call."""
+    from fakes.filings import FilingsFake
+
+    fake = FilingsFake(seed=0, scale="small")
+    with fake.client(headers=fake.auth_headers()) as client:
+        before = client.get("/usage/").json()
+        answers = [client.get("/companies/?countries=DE&page_size=many") for _ in range(3)]
+        unknown = [client.get("/companies/999999999/") for _ in range(2)]
+        after = client.get("/usage/").json()
+        entries = client.get("/_fake/journal").json()["entries"]
+    assert {answer.status_code for answer in answers} == {400} and {answer.status_code for answer in unknown} == {404}
+    for repeated in (answers, unknown):
+        assert all(answer.content == repeated[0].content for answer in repeated)
+        assert all(list(answer.headers.multi_items()) == list(repeated[0].headers.multi_items()) for answer in repeated)
+    assert sorted(entry[3] for entry in fake.responses.entries.values() if entry[3] != 200) == [400, 404]  # kept
+    assert after == before  # refused calls are not counted, kept or not
+    assert [entry["status"] for entry in entries if entry["path"] != "/usage/"] == [400, 400, 400, 404, 404]
+
+
+def test_a_kept_refusal_ends_with_the_state_that_decided_it() -> None:
+    """An unknown id's 404 is kept for the state it was decided in: once the company exists, the
+    same URL is answered with it."""
+    from fakes.filings import FilingsFake
+
+    fake = FilingsFake(seed=0, scale="small")
+    first = fake.add_company(name="Kept Refusal AG", country_code="DE")["id"]
+    with fake.client(headers=fake.auth_headers()) as client:
+        assert client.get(f"/companies/{first + 1}/").status_code == 404
+        assert client.get(f"/companies/{first + 1}/").status_code == 404
+        second = fake.add_company(name="Second Kept AG", country_code="DE")["id"]
+        assert second == first + 1
+        found = client.get(f"/companies/{first + 1}/")
+    assert found.status_code == 200 and found.json()["name"] == "Second Kept AG"

@@ -182,3 +182,36 @@ def test_an_invitation_sent_by_an_action_leaves_the_window_in_its_turn() -> None
     assert fake.model.invitations_until(member, sent_at) == sent_at + window + 1
     assert fake.model.visible_records(member, "INVITATIONS", sent_at + window) == 1
     assert fake.model.visible_records(member, "INVITATIONS", sent_at + window + 1) == 0
+
+
+@pytest.mark.parametrize("query", ["q=criteria&domain=INBOX&start=many", "q=criteria&start=0&start=1",
+                                   "q=wrong&start=0", "q=criteria&page=2"])
+def test_a_refused_query_is_refused_again_the_same_way_after_the_callers_checks(query: str) -> None:
+    """A query's parameters are judged once per query string (fakes/kernel/querymemo.py): the same
+    400 every time, journaled each time, and only once the token is good (a wrong one is a 401)."""
+    fake = MemberExportFake(seed=3)
+    _, headers = ready(fake)
+    with fake.client() as client:
+        answers = [client.get(f"{SNAPSHOT}?{query}", headers=headers) for _ in range(3)]
+        wrong_key = client.get(f"{SNAPSHOT}?{query}", headers={**headers, "Authorization": "Bearer nope"})
+        statuses = [entry["status"] for entry in client.get("/_fake/journal").json()["entries"]]
+    assert [answer.status_code for answer in answers] == [400, 400, 400]
+    assert all(answer.content == answers[0].content for answer in answers)
+    assert wrong_key.status_code == 401
+    assert statuses == [400, 400, 400, 401]
+
+
+def test_a_changelog_query_is_parsed_once_and_read_with_each_poll() -> None:
+    """The changelog's parameters come from the memo; its polls still move with the member."""
+    fake = MemberExportFake(seed=3)
+    member, headers = ready(fake)
+    with fake.client() as client:
+        empty = client.get("/rest/memberChangeLogs?q=memberAndApplication&count=10", headers=headers)
+        fake.act(member, "comment", text="first")
+        fake.clock.advance(MINUTE * 10)
+        later = client.get("/rest/memberChangeLogs?q=memberAndApplication&count=10", headers=headers)
+        refused = [client.get("/rest/memberChangeLogs?q=memberAndApplication&count=ten", headers=headers)
+                   for _ in range(2)]
+    assert empty.status_code == later.status_code == 200
+    assert len(later.json()["elements"]) == len(empty.json()["elements"]) + 1
+    assert [answer.status_code for answer in refused] == [400, 400] and refused[0].content == refused[1].content
