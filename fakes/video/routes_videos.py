@@ -56,19 +56,25 @@ def routes(api: Api) -> list[BaseRoute]:
         video = api.model.create_video(project, await read_json_object(request))
         return json_response(api.model.render(video, api.base_of(request)), 201)
 
-    async def list_videos(request: Request, project: Project) -> Response:
+    def listed(request: Request, project: Project, discarded: bool) -> Response:
+        """A page of the project's videos or discarded videos, kept rendered while no video changes."""
         model: VideoModel = api.model
         base = api.base_of(request)
         raw_query = request.scope["query_string"].decode("latin-1")
-        cached = model.cached_list(project, base, raw_query)  # only valid queries were ever cached
+        cache_key = "discarded?" + raw_query if discarded else raw_query
+        cached = model.cached_list(project, base, cache_key)  # only valid queries were ever cached
         if cached is not None:
             return JSONBytesResponse(cached)
         query = video_query(api, request)
         version = model.version
-        found = model.list_videos(project, query)
-        body = dumps(page_of([model.render(v, base) for v in found], query, request, "/videos", base))
-        model.cache_list(project, base, raw_query, body, version)
+        found = model.list_videos(project, query, discarded=discarded)
+        path = "/discarded/videos" if discarded else "/videos"
+        body = dumps(page_of([model.render(v, base) for v in found], query, request, path, base))
+        model.cache_list(project, base, cache_key, body, version)
         return JSONBytesResponse(body)
+
+    async def list_videos(request: Request, project: Project) -> Response:
+        return listed(request, project, discarded=False)
 
     async def get_video(request: Request, project: Project) -> Response:
         video = api.model.video(project, request.path_params["video_id"])
@@ -106,10 +112,7 @@ def routes(api: Api) -> list[BaseRoute]:
 
     # -- discarded videos ----------------------------------------------------------------------
     async def list_discarded(request: Request, project: Project) -> Response:
-        query = video_query(api, request)
-        base = api.base_of(request)
-        found = api.model.list_videos(project, query, discarded=True)
-        return api.page([api.model.render(v, base) for v in found], query, request, "/discarded/videos")
+        return listed(request, project, discarded=True)
 
     async def get_discarded(request: Request, project: Project) -> Response:
         video = api.model.discarded_video(project, request.path_params["video_id"])

@@ -148,9 +148,14 @@ def test_a_project_with_video_restore_discards_restores_and_purges_after_the_ret
         restored = client.patch(f"/discarded/videos/{kept}", json={"discarded": False}).json()
         assert (restored["discarded"], restored["discardedAt"], restored["deletesAt"]) == (False, None, None)
         assert client.get(f"/videos/{kept}").status_code == 200
+        # the discarded list is kept rendered while no video changes: each change shows at once
+        assert client.get("/discarded/videos").json()["data"] == []
         client.delete(f"/videos/{gone}")
+        for _ in range(2):
+            assert [v["videoId"] for v in client.get("/discarded/videos").json()["data"]] == [gone]
         fake.advance(3599)
         assert client.get(f"/discarded/videos/{gone}").status_code == 200
+        assert [v["videoId"] for v in client.get("/discarded/videos?pageSize=10").json()["data"]] == [gone]
         fake.advance(1)
         assert client.get(f"/discarded/videos/{gone}").status_code == 404  # purged at the retention's end
         assert client.get("/discarded/videos").json()["data"] == []
