@@ -17,7 +17,7 @@ from fakes.kernel.benchops import BenchOperation
 from fakes.kernel.errors import ControlError, ServiceError
 from fakes.kernel.fake import Fake
 
-from .bench import bench_operations
+from .bench import bench_operations, mix_operations
 from .bodycheck import ACCOUNT_IN, COMPANY_IN, PERSON_IN, PURCHASE_IN, check_body
 from .control import control_routes
 from .credits import CreditError
@@ -93,6 +93,11 @@ class EnrichmentFake(Fake):
     def bench_operations(self) -> list[BenchOperation]:
         """Every public operation, timed by ``python -m scenarios bench --parts operations`` (see :mod:`.bench`)."""
         return bench_operations(self)
+
+    def bench_mix_operations(self) -> list[BenchOperation]:
+        """The operations a rule-abiding client sends, for the benchmark's realistic mix (see
+        :func:`.bench.mix_operations`)."""
+        return mix_operations(self)
 
     def sample_request(self) -> tuple[str, str]:
         self.auth_headers()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 import httpx
@@ -55,6 +56,24 @@ def bench_operations(fake: BenchedFake) -> list[BenchOperation]:
     ]
     operations = [BenchOperation(name, "GET", path) for name, path in lookups]
     return operations + monitor_operations(fake)
+
+
+#: what makes a lookup fresh and charged on every call (the operations part times that path)
+FRESH_PARAMETERS = ("&use_cache=never", "&force_refresh=true")
+
+
+def mix_operations(fake: BenchedFake) -> list[BenchOperation]:
+    """The operations as a client that follows the service's rules asks them, for the realistic
+    mix: its paid lookups with the default cache policy (paid once, then answered from the cache
+    window), not forced fresh - a repeated fresh lookup is what the rule
+    ``enrichment/paid-twice-in-cache-window`` flags."""
+    plain = []
+    for op in bench_operations(fake):
+        path = op.path
+        for parameter in FRESH_PARAMETERS:
+            path = path.replace(parameter, "")
+        plain.append(replace(op, path=path))
+    return plain
 
 
 def monitor_operations(fake: BenchedFake) -> list[BenchOperation]:

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import httpx
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,29 @@ BAD_WORD = "bench0bad0value"
 #: of every ten requests of a mix, about this many are client errors (bad key, unknown id, bad parameter)
 MIX_ERRORS_PER_TEN = 3
 CLIENT_ERRORS = tuple(range(400, 500))
+
+
+class MixedFake(Protocol):
+    """What :func:`probed_mix` uses of a fake."""
+
+    def auth_headers(self) -> dict[str, str]: ...
+
+    def client(self, **kwargs: Any) -> httpx.Client: ...
+
+    def sample_request(self) -> tuple[str, str]: ...
+
+
+def probed_mix(fake: MixedFake, operations: list[BenchOperation]) -> list[BenchOperation]:
+    """:func:`mix_from_operations` of ``operations`` with the fake's credentials and sample request,
+    each candidate sent once through ``fake.client()`` to know its status."""
+    auth = fake.auth_headers()
+    with fake.client() as client:
+
+        def probe(op: BenchOperation) -> int:
+            headers = {**auth, **op.headers} if op.auth else dict(op.headers)
+            return client.request(op.method, op.path, headers=headers).status_code
+
+        return mix_from_operations(operations, auth, fake.sample_request(), probe)
 
 
 def mix_from_operations(operations: list[BenchOperation], auth: Mapping[str, str],

@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Route, Router
 
 from .access import ControlAccess
 from .app import FakeApp
-from .benchops import BenchOperation, mix_from_operations
+from .benchops import BenchOperation, probed_mix
 from .clock import Clock, ClockError
 from .control import control_routes
 from .dashboard import DASHBOARD_ROUTES, dashboard_paths
@@ -225,20 +225,18 @@ class Fake:
         :meth:`openapi_document`."""
         return []
 
+    def bench_mix_operations(self) -> list[BenchOperation]:
+        """Where :meth:`bench_mix` draws its good calls from: what a client following the service's
+        rules sends (:meth:`bench_operations` unless a service says otherwise)."""
+        return self.bench_operations()
+
     def bench_mix(self) -> list[BenchOperation]:
         """The requests of this service's realistic traffic, replayed in a loop by the benchmark's
-        ``mixed`` part: by default built from :meth:`bench_operations` (its reads, the sample
-        request, and wrong keys, unknown ids and bad parameters: :func:`fakes.kernel.benchops.mix_from_operations`).
-        Each candidate is sent once here (through :meth:`client`) to keep only the reads that
-        answer 2xx and the errors that answer 4xx. Call after :meth:`sample_request`."""
-        auth = self.auth_headers()
-        with self.client() as client:
-
-            def probe(op: BenchOperation) -> int:
-                headers = {**auth, **op.headers} if op.auth else dict(op.headers)
-                return client.request(op.method, op.path, headers=headers).status_code
-
-            return mix_from_operations(self.bench_operations(), auth, self.sample_request(), probe)
+        ``mixed`` part: by default built from :meth:`bench_mix_operations` (its reads, the sample
+        request, and wrong keys, unknown ids and bad parameters, each sent once to keep only the
+        reads that answer 2xx and the errors that answer 4xx: :func:`fakes.kernel.benchops.probed_mix`).
+        Call after :meth:`sample_request`."""
+        return probed_mix(self, self.bench_mix_operations())
 
     def dashboard_panels(self) -> list[dict[str, Any]]:
         """This service's panels on its dashboard (``/_fake/ui``), read from its state: plain data

@@ -348,3 +348,27 @@ def test_the_instructions_part_counts_each_server_under_callgrind(tmp_path: Path
     # and data over a few requests), far fewer than its instructions
     assert set(row["misses"]) == {"bare", "fake", "lean"}
     assert all(0 < misses < row["bare"] / 20 for misses in row["misses"].values())
+
+
+def test_enrichments_mix_asks_as_a_client_that_follows_the_cache_rule() -> None:
+    """Enrichment's operations part times its paid lookups uncached (``use_cache=never``), which its
+    rule ``paid-twice-in-cache-window`` flags when repeated; its realistic mix asks them with the
+    default cache policy, so rounds of its good calls flag nothing (the other services' mixes may
+    poll faster than their cadence rules allow: a loop under a clock that does not move)."""
+    from fakes import registry
+
+    cls = registry.fake_class("enrichment")
+    fake = cls(seed=0, **cls.settings_for_tests())
+    fake.sample_request()
+    good = [op for op in fake.bench_mix() if op.expect and min(op.expect) < 400]
+    assert not any("use_cache=never" in op.path or "force_refresh" in op.path for op in good)
+    assert any("use_cache=never" in op.path for op in fake.bench_operations())  # still timed uncached
+    auth = fake.auth_headers()
+    with fake.client() as client:
+        client.delete("/_fake/journal")
+        for _ in range(2):
+            for op in good:
+                client.request(op.method, op.path, headers={**auth, **op.headers} if op.auth else dict(op.headers))
+        entries = client.get("/_fake/journal", params={"limit": 1000}).json()["entries"]
+    assert len(entries) == 2 * len(good) and {entry["status"] // 100 for entry in entries} == {2}
+    assert not [warning for entry in entries for warning in entry["warnings"]]
