@@ -89,6 +89,10 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
                         help="the instructions part also simulates the caches (32 KiB first level, a 512 KiB last "
                              "level: about one core's L2) and reports the misses of that level per request "
                              "(slower, about 1.5 x)")
+    parser.add_argument("--instr-mix", action="store_true",
+                        help="the instructions part also counts each fake serving its realistic mix (the "
+                             "mixed part's requests in turn): the sample's and the mix's instructions per request, "
+                             "the steady figure behind the mixed part's req/s ratio")
     parser.add_argument("--instr-dumps", default=None, metavar="DIR",
                         help="the instructions part keeps each server's callgrind dump in DIR "
                              "(SERVICE-bare|fake|jb0.callgrind) for callgrind_annotate")
@@ -156,7 +160,7 @@ def parse_options(argv: Sequence[str], prog: str = "python -m scenarios bench") 
         mix_connections=max(1, args.mix_connections),
         instr_requests=max(1, pick(args.instr_requests, 300, 50)),
         instr_warmup=None if args.instr_warmup is None else max(0, args.instr_warmup),
-        instr_caches=args.instr_caches, instr_dumps=args.instr_dumps,
+        instr_caches=args.instr_caches, instr_dumps=args.instr_dumps, instr_mix=args.instr_mix,
     )
     return options, args.json_path
 
@@ -174,7 +178,7 @@ def run(options: Options) -> Report:
         "op_repeats": options.op_repeats, "fleet_replicas": options.fleet_replicas,
         "against": options.against, "density_worlds": options.density_worlds,
         "mix_connections": options.mix_connections, "instr_requests": options.instr_requests,
-        "instr_warmup": options.instr_warmup, "instr_caches": options.instr_caches,
+        "instr_warmup": options.instr_warmup, "instr_caches": options.instr_caches, "instr_mix": options.instr_mix,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     })
     if options.parts & {"http", "peers"}:

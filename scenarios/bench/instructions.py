@@ -20,6 +20,8 @@ reads and writes), the figure that explains a req/s ratio below the instruction 
 
 from __future__ import annotations
 
+import itertools
+import json
 import shutil
 import subprocess
 import sys
@@ -27,6 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .load import MixRequest
 from .report import TARGET_HTTP_RATIO, TARGET_LEAN_RATIO, Options, Report
 from .servers import FRAMEWORK_HEADERS, Server
 from .subjects import load_fake_class, service_targets
@@ -124,6 +127,15 @@ def _instructions_row(target: str, options: Options, folder: Path) -> dict[str, 
         row["misses"] = misses
     row["ratio"] = row["bare"] / row["fake"]
     row["lean_ratio"] = row["bare"] / row["lean"]
+    if options.instr_mix:  # the mixed part's requests in turn, served the same way
+        spec = {**specs["fake"], "body_file": body_file + ".mix", "mix_file": body_file + ".mixed"}
+        counts = _count(spec, folder / "mix", info, warmup, options.instr_requests, options.instr_caches,
+                        keep=_kept_dump(options.instr_dumps, info["service"], "mix"),
+                        mix_file=Path(body_file + ".mixed"))
+        row["mix"] = counts["Ir"]
+        row["mix_ratio"] = row["fake"] / row["mix"]
+        if options.instr_caches:
+            row.setdefault("misses", {})["mix"] = sum(counts[event] for event in LAST_LEVEL_MISSES)
     return row
 
 
@@ -136,23 +148,29 @@ def _kept_dump(folder: str | None, service: str, server: str) -> Path | None:
 
 
 def _count(spec: dict[str, Any], out: Path, info: dict[str, Any], warmup: int, requests: int,
-           caches: bool = False, keep: Path | None = None) -> dict[str, float]:
+           caches: bool = False, keep: Path | None = None, mix_file: Path | None = None) -> dict[str, float]:
     """Events per request of one server (``Ir``: instructions; with ``caches`` the simulated
     caches' misses too): served under callgrind, counted between a zero and a dump (copied to
-    ``keep`` when given)."""
+    ``keep`` when given). The sample request, or with ``mix_file`` (where the served fake writes
+    its mix) the mix's requests in turn, each answered with the status it answered when probed."""
     import httpx
 
     out.mkdir()
     wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no", *(CACHE_OPTIONS if caches else ()),
                f"--callgrind-out-file={out}/callgrind.%p"]
     with Server(spec, timeout=900, wrapper=wrapper) as server, httpx.Client(timeout=600) as client:
-        url = server.url + info["path"]
+        sample = MixRequest("sample", info["method"], info["path"], dict(info["headers"]),
+                            expect=tuple(range(200, 300)))
+        loop = [MixRequest(**item) for item in json.loads(mix_file.read_text())] if mix_file else [sample]
+        turn = itertools.cycle(loop)
 
         def send(count: int) -> None:
             for _ in range(count):
-                answer = client.request(info["method"], url, headers=info["headers"])
-                if not 200 <= answer.status_code < 300:
-                    raise RuntimeError(f"answered {answer.status_code}: {answer.text[:200]}")
+                request = next(turn)
+                answer = client.request(request.method, server.url + request.path, headers=request.headers,
+                                        content=request.body.encode("latin-1") or None)
+                if answer.status_code not in request.expect:
+                    raise RuntimeError(f"{request.name} answered {answer.status_code}: {answer.text[:200]}")
 
         send(warmup)
         pid = str(server.proc.pid)
@@ -202,6 +220,15 @@ def render_instructions(report: Report) -> list[str]:
                    f"{row['fake']:>9,.0f} {row['ratio']:>9.2f} | {row['lean']:>9,.0f} {row['lean_ratio']:>8.2f}")
     out.append("(bare/fake: the speed ratio a busy core would give at equal instructions per cycle; it does not "
                "move with the machine's load, as req/s does)")
+    with_mix = [row for row in report.instructions if "mix" in row]
+    if with_mix:
+        out += ["", "The realistic mix served (--instr-mix: the mixed part's requests in turn, one keep-alive client)",
+                f"{'service':<21} {'sample':>9} {'mix':>9} {'sample/mix':>10}"]
+        for row in with_mix:
+            out.append(f"{row['service']:<21} {row['fake']:>9,.0f} {row['mix']:>9,.0f} {row['mix_ratio']:>10.2f}")
+        out.append("(sample/mix: the mixed part's ratio a busy core would give at equal instructions per cycle; a mix "
+                   "runs more distinct code and touches more memory than one repeated request, so its req/s ratio "
+                   "is lower)")
     with_misses = [row for row in report.instructions if "misses" in row]
     if with_misses:
         size = SIMULATED_LAST_LEVEL[0] // 1024

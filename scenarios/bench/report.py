@@ -60,6 +60,7 @@ class Options:
     instr_warmup: int | None = None  # None: per service, instructions.steady_warmup (1,200 or more)
     instr_caches: bool = False  # the instructions part also simulates the caches (L2-sized last level)
     instr_dumps: str | None = None  # the instructions part keeps each server's callgrind dump here
+    instr_mix: bool = False  # the instructions part also counts each fake serving its realistic mix
 
 
 @dataclass

@@ -311,6 +311,22 @@ def test_counts_warm_up_past_what_a_service_keeps_per_request() -> None:
     assert "300 counted after filings 1,200, relay 21,000 uncounted" in title
 
 
+def test_the_instructions_table_shows_the_mix_when_it_was_counted() -> None:
+    from scenarios.bench.instructions import render_instructions
+    from scenarios.bench.report import Report
+
+    row = {"service": "member-export", "request": "GET /rest/x", "response_bytes": 4871, "counted_requests": 300,
+           "warmup_requests": 1200, "bare": 196_000.0, "fake": 186_000.0, "lean": 175_000.0,
+           "ratio": 196 / 186, "lean_ratio": 196 / 175}
+    report = Report(machine={}, config={}, instructions=[dict(row)])
+    assert not any("realistic mix" in line for line in render_instructions(report))
+    report.instructions[0].update(mix=217_000.0, mix_ratio=186 / 217)
+    lines = render_instructions(report)
+    assert any(line.startswith("The realistic mix served") for line in lines)
+    (mixed,) = [line for line in lines if line.startswith("member-export") and "217,000" in line]
+    assert mixed.split() == ["member-export", "186,000", "217,000", "0.86"]
+
+
 def test_the_instructions_table_shows_the_simulated_misses_when_they_were_counted() -> None:
     from scenarios.bench.instructions import render_instructions
     from scenarios.bench.report import Report
@@ -331,22 +347,28 @@ def test_the_instructions_table_shows_the_simulated_misses_when_they_were_counte
 def test_the_instructions_part_counts_each_server_under_callgrind(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     dumps = tmp_path / "dumps"
-    assert bench.main(["--parts", "instructions", "--only", "member-export", "--no-kernel", "--instr-requests", "3",
-                       "--instr-warmup", "10", "--instr-caches", "--instr-dumps", str(dumps), "--json", str(out)]) == 0
+    assert bench.main(["--parts", "instructions", "--only", "member-export", "--no-kernel", "--instr-requests", "7",
+                       "--instr-warmup", "10", "--instr-caches", "--instr-mix", "--instr-dumps", str(dumps),
+                       "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())["instructions"]
     # --instr-dumps kept each server's dump, whose totals are the row's
     from scenarios.bench import instructions
 
     assert sorted(path.name for path in dumps.iterdir()) == [
-        "member-export-bare.callgrind", "member-export-fake.callgrind", "member-export-jb0.callgrind"]
-    assert instructions._totals(dumps / "member-export-fake.callgrind") == pytest.approx(row["fake"] * 3)
+        "member-export-bare.callgrind", "member-export-fake.callgrind", "member-export-jb0.callgrind",
+        "member-export-mix.callgrind"]
+    assert instructions._totals(dumps / "member-export-fake.callgrind") == pytest.approx(row["fake"] * 7)
+    # --instr-mix: the fake serving its realistic mix (seven requests: one round), a wrong key and a
+    # bad parameter among them, counted as the sample is
+    assert instructions._totals(dumps / "member-export-mix.callgrind") == pytest.approx(row["mix"] * 7)
+    assert row["mix"] > 50_000 and row["mix_ratio"] == pytest.approx(row["fake"] / row["mix"])
     # the whole served request: uvicorn, httptools and the app, some 100,000 instructions or more
     assert row["bare"] > 50_000 and row["fake"] > 50_000 and row["lean"] > 50_000
     assert row["ratio"] == pytest.approx(row["bare"] / row["fake"])
-    assert row["counted_requests"] == 3 and row["warmup_requests"] == 10
+    assert row["counted_requests"] == 7 and row["warmup_requests"] == 10
     # the simulated L2's misses: some per request (a served request touches more than 512 KiB of code
     # and data over a few requests), far fewer than its instructions
-    assert set(row["misses"]) == {"bare", "fake", "lean"}
+    assert set(row["misses"]) == {"bare", "fake", "lean", "mix"}
     assert all(0 < misses < row["bare"] / 20 for misses in row["misses"].values())
 
 
