@@ -222,10 +222,15 @@ def render_instructions(report: Report) -> list[str]:
                "move with the machine's load, as req/s does)")
     with_mix = [row for row in report.instructions if "mix" in row]
     if with_mix:
+        missed = all("mix" in row.get("misses", {}) for row in with_mix)
         out += ["", "The realistic mix served (--instr-mix: the mixed part's requests in turn, one keep-alive client)",
-                f"{'service':<21} {'sample':>9} {'mix':>9} {'sample/mix':>10}"]
+                f"{'service':<21} {'sample':>9} {'mix':>9} {'sample/mix':>10}"
+                + (f" | {'misses: sample':>14} {'mix':>6}" if missed else "")]
         for row in with_mix:
-            out.append(f"{row['service']:<21} {row['fake']:>9,.0f} {row['mix']:>9,.0f} {row['mix_ratio']:>10.2f}")
+            line = f"{row['service']:<21} {row['fake']:>9,.0f} {row['mix']:>9,.0f} {row['mix_ratio']:>10.2f}"
+            if missed:
+                line += f" | {row['misses']['fake']:>14,.0f} {row['misses']['mix']:>6,.0f}"
+            out.append(line)
         out.append("(sample/mix: the mixed part's ratio a busy core would give at equal instructions per cycle; a mix "
                    "runs more distinct code and touches more memory than one repeated request, so its req/s ratio "
                    "is lower)")

@@ -325,6 +325,9 @@ def test_the_instructions_table_shows_the_mix_when_it_was_counted() -> None:
     assert any(line.startswith("The realistic mix served") for line in lines)
     (mixed,) = [line for line in lines if line.startswith("member-export") and "217,000" in line]
     assert mixed.split() == ["member-export", "186,000", "217,000", "0.86"]
+    report.instructions[0]["misses"] = {"bare": 424.0, "fake": 610.0, "lean": 496.0, "mix": 702.0}  # --instr-caches
+    (mixed,) = [line for line in render_instructions(report) if line.startswith("member-export") and "217,000" in line]
+    assert mixed.split() == ["member-export", "186,000", "217,000", "0.86", "|", "610", "702"]
 
 
 def test_the_instructions_table_shows_the_simulated_misses_when_they_were_counted() -> None:
