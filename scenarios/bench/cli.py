@@ -95,7 +95,8 @@ def build_parser(prog: str = "python -m scenarios bench") -> argparse.ArgumentPa
                              "the steady figure behind the mixed part's req/s ratio")
     parser.add_argument("--instr-dumps", default=None, metavar="DIR",
                         help="the instructions part keeps each server's callgrind dump in DIR "
-                             "(SERVICE-bare|fake|jb0.callgrind) for callgrind_annotate")
+                             "(SERVICE-bare|fake|jb0.callgrind, SERVICE-mix.callgrind with --instr-mix) "
+                             "for callgrind_annotate")
     parser.add_argument("--density-worlds", type=int, default=None,
                         help="touched worlds per service one `fakes serve` holds in the density part (default "
                              "10,000; 100 with --quick)")
