@@ -36,6 +36,9 @@ CacheKey = tuple[int, int, int, str, str, bytes, str, str, str]
 Cached = tuple[bytes, str | None, dict[str, str], int, Broken]
 
 
+#: the longest path + query + Host of a kept answer (the budget counts bodies; keys stay small)
+MAX_KEPT_URL = 2048
+
 #: what the response caches of every filings fake and world of the process keep together (bodies)
 SHARED_BUDGET_BYTES = 32 * 1024 * 1024
 
@@ -112,6 +115,8 @@ class ResponseCache:
         self._keep(key, (body, "application/json", {}, status, broken))
 
     def _keep(self, key: CacheKey, entry: Cached) -> Cached:
+        if len(key[4]) + len(key[5]) + len(key[6]) > MAX_KEPT_URL:
+            return entry  # answered, not kept: a client's long URLs or Host would fill the cache's keys
         if not self._watched:  # a deleted world's entries leave the shared budget with it
             weakref.finalize(self, _forget, self.entries)
             self._watched = True

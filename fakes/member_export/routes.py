@@ -56,13 +56,10 @@ def _service_routes() -> tuple[BaseRoute, ...]:
         model: MemberExportModel = served(request).model  # read per request: reset/import replace it
         token = model.authenticate_token(bearer_token(request))
         if settings.member_daily_limit or settings.application_daily_limit:
-            broken: Broken = []
-            try:
-                model.limits.count(resource, token.application, token.member_id, model.clock.now_ms(),
-                                   member_limit=settings.member_daily_limit,
-                                   application_limit=settings.application_daily_limit, broken=broken)
-            finally:
-                flag_all(request, broken)
+            judged(request, lambda broken: model.limits.count(
+                resource, token.application, token.member_id, model.clock.now_ms(),
+                member_limit=settings.member_daily_limit, application_limit=settings.application_daily_limit,
+                broken=broken))
         return model, token, model.members[token.member_id]
 
     async def snapshot(request: Request) -> Response:

@@ -52,6 +52,8 @@ from .webhooks import Delivery, Subscription, Webhooks
 
 Flagged = list[tuple[ClientRule, str]]
 WINDOW_MS = 60_000
+#: the longest query + base URL of a list page kept rendered
+MAX_CACHED_LIST_KEY = 2048
 VIDEO_ID = re.compile(r"vi[0-9A-Za-z]{22}")
 SORT_FIELDS = ("title", "createdAt", "publishedAt", "updatedAt")
 _SORT_KEYS: dict[str, Callable[[Video], Any]] = {
@@ -377,7 +379,10 @@ class VideoModel(UploadRules, MediaRules, LiveRules, MeteringRules):
         return videos
 
     def cache_list(self, project: Project, base: str, cache_key: str, body: bytes, version: int) -> None:
-        """Keep a rendered page for the version it was computed at (the sender thread may have moved on)."""
+        """Keep a rendered page for the version it was computed at (the sender thread may have moved on);
+        not a page of a long query or base (a client's, they would fill the keys)."""
+        if len(cache_key) + len(base) > MAX_CACHED_LIST_KEY:
+            return
         if len(self._list_cache) > 256:
             self._list_cache.clear()
         self._list_cache[(project.project_id, base, cache_key)] = (version, body)

@@ -88,3 +88,17 @@ def test_a_kept_refusal_ends_with_the_state_that_decided_it() -> None:
         assert second == first + 1
         found = client.get(f"/companies/{first + 1}/")
     assert found.status_code == 200 and found.json()["name"] == "Second Kept AG"
+
+
+def test_answers_to_long_urls_are_given_but_not_kept() -> None:
+    """The cache's budget counts bodies; a client's long URLs are answered and not kept, so they
+    cannot fill it with large keys."""
+    from fakes.filings import FilingsFake
+    from fakes.filings.response_cache import MAX_KEPT_URL
+
+    fake = FilingsFake(seed=0, scale="small")
+    with fake.client(headers=fake.auth_headers()) as client:
+        long_refusal = client.get("/companies/?page_size=many&x=" + "y" * MAX_KEPT_URL)
+        short_refusal = client.get("/companies/?page_size=many")
+    assert long_refusal.status_code == short_refusal.status_code == 400
+    assert [len(key[5]) for key in fake.responses.entries] == [len(b"page_size=many")]

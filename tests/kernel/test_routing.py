@@ -544,3 +544,25 @@ def _count_exchange_sends(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(Exchange, "send", counted_send)
     return wrapped
+
+
+def test_a_service_error_is_recorded_and_sent_without_the_exchanges_send_wrapper(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refusal the route raised is rendered by the kernel and sent the way the router sends a
+    plain answer: recorded for the journal at once, no message through the exchange's send
+    wrapper; the journal holds the refusal the client got, and a refusal of a request whose body
+    was left unread still shows that body (the wrapper reads it first)."""
+    from fakes.member_export import MemberExportFake
+
+    wrapped = _count_exchange_sends(monkeypatch)
+    fake = MemberExportFake(seed=0)
+    headers = fake.auth_headers()
+    with fake.client() as client:
+        refused = client.get("/rest/memberSnapshotData?q=criteria&start=many", headers=headers)
+        assert wrapped == []
+        entry = fake.journal_entries()[-1]
+        assert entry["status"] == refused.status_code == 400
+        assert entry["response"]["body"] == refused.text
+        unread = client.post("/rest/memberSnapshotData?q=criteria", headers=headers, content=b'{"x": 1}')
+    assert unread.status_code == 405
+    assert fake.journal_entries()[-1]["request"]["body"] == '{"x": 1}'

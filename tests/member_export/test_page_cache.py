@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from fakes.kernel.errors import ServiceError
 from fakes.kernel.http import dumps
 from fakes.member_export import MemberExportFake
 from fakes.member_export.domains import DOMAINS
@@ -199,6 +200,10 @@ def test_a_refused_query_is_refused_again_the_same_way_after_the_callers_checks(
     assert all(answer.content == answers[0].content for answer in answers)
     assert wrong_key.status_code == 401
     assert statuses == [400, 400, 400, 401]
+    from fakes.member_export.routes import snapshot_query
+
+    kept, refusal = snapshot_query._results[query.encode()]  # judged once, answered again from the memo
+    assert not kept and isinstance(refusal, ServiceError) and refusal.status == 400
 
 
 def test_a_changelog_query_is_parsed_once_and_read_with_each_poll() -> None:

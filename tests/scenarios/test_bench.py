@@ -311,14 +311,20 @@ def test_counts_warm_up_past_what_a_service_keeps_per_request() -> None:
     assert "300 counted after filings 1,200, relay 21,000 uncounted" in title
 
 
-def test_the_instructions_table_shows_the_mix_when_it_was_counted() -> None:
-    from scenarios.bench.instructions import render_instructions
+def _instructions_report(service: str, bare: float, fake: float, lean: float) -> Any:
+    """A report holding one row of the instructions part (no misses, no mix counted)."""
     from scenarios.bench.report import Report
 
-    row = {"service": "member-export", "request": "GET /rest/x", "response_bytes": 4871, "counted_requests": 300,
-           "warmup_requests": 1200, "bare": 196_000.0, "fake": 186_000.0, "lean": 175_000.0,
-           "ratio": 196 / 186, "lean_ratio": 196 / 175}
-    report = Report(machine={}, config={}, instructions=[dict(row)])
+    row = {"service": service, "request": "GET /x", "response_bytes": 123, "counted_requests": 300,
+           "warmup_requests": 1200, "bare": bare, "fake": fake, "lean": lean,
+           "ratio": bare / fake, "lean_ratio": bare / lean}
+    return Report(machine={}, config={}, instructions=[row])
+
+
+def test_the_instructions_table_shows_the_mix_when_it_was_counted() -> None:
+    from scenarios.bench.instructions import render_instructions
+
+    report = _instructions_report("member-export", 196_000.0, 186_000.0, 175_000.0)
     assert not any("realistic mix" in line for line in render_instructions(report))
     report.instructions[0].update(mix=217_000.0, mix_ratio=186 / 217)
     lines = render_instructions(report)
@@ -332,12 +338,8 @@ def test_the_instructions_table_shows_the_mix_when_it_was_counted() -> None:
 
 def test_the_instructions_table_shows_the_simulated_misses_when_they_were_counted() -> None:
     from scenarios.bench.instructions import render_instructions
-    from scenarios.bench.report import Report
 
-    row = {"service": "relay", "request": "GET /call/x", "response_bytes": 123, "counted_requests": 300,
-           "warmup_requests": 1200, "bare": 232_000.0, "fake": 262_000.0, "lean": 245_000.0,
-           "ratio": 232 / 262, "lean_ratio": 232 / 245}
-    report = Report(machine={}, config={}, instructions=[dict(row)])
+    report = _instructions_report("relay", 232_000.0, 262_000.0, 245_000.0)
     assert not any("Simulated" in line for line in render_instructions(report))
     report.instructions[0]["misses"] = {"bare": 316.0, "fake": 453.0, "lean": 432.0}
     lines = render_instructions(report)

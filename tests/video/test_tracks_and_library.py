@@ -153,6 +153,7 @@ def test_a_project_with_video_restore_discards_restores_and_purges_after_the_ret
         client.delete(f"/videos/{gone}")
         for _ in range(2):
             assert [v["videoId"] for v in client.get("/discarded/videos").json()["data"]] == [gone]
+        assert any(key[2] == "discarded?" for key in fake.model._list_cache)  # kept rendered
         fake.advance(3599)
         assert client.get(f"/discarded/videos/{gone}").status_code == 200
         assert [v["videoId"] for v in client.get("/discarded/videos?pageSize=10").json()["data"]] == [gone]
@@ -175,3 +176,17 @@ def test_tags_count_the_videos_that_carry_them() -> None:
                                 {"value": "funny", "videoCount": 1}]
         assert client.get("/tags", params={"value": "DO"}).json()["data"] == [{"value": "dogs", "videoCount": 1}]
         assert client.get("/tags", params={"sortBy": "count"}).status_code == 400
+
+
+def test_list_pages_of_long_queries_are_answered_but_not_kept() -> None:
+    from fakes.video.model import MAX_CACHED_LIST_KEY
+
+    fake = VideoFake(seed=0)
+    with client_for(fake) as client:
+        create(client, title="one")
+        # each text parameter is at most 1,000 characters: three make a query past the bound
+        long_query = "/videos?" + "&".join(f"{name}={'x' * 1000}" for name in ("title", "description", "liveStreamId"))
+        assert len(long_query) > MAX_CACHED_LIST_KEY
+        assert client.get(long_query).json()["data"] == []
+        assert len(client.get("/videos").json()["data"]) == 1
+    assert [key[2] for key in fake.model._list_cache] == [""]
